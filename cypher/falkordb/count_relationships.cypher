@@ -1,0 +1,2 @@
+MATCH ()-[r]->()
+RETURN type(r) AS name, count(r) AS count

@@ -1,0 +1,24 @@
+// Delete one document, its pages, tables and passages, and the keywords no one else uses.
+OPTIONAL MATCH (:Passage {doc_id: $id})-[:HAS_KEYWORD]->(old:Keyword)
+WITH collect(DISTINCT old.term) AS old_terms
+OPTIONAL MATCH (d:Document {id: $id})
+WITH old_terms, count(d) AS found
+CALL { MATCH (x:Passage {doc_id: $id}) DETACH DELETE x }
+CALL { MATCH (x:Table {doc_id: $id}) DETACH DELETE x }
+CALL { MATCH (x:Page {doc_id: $id}) DETACH DELETE x }
+CALL { MATCH (x:Document {id: $id}) DETACH DELETE x }
+CALL {
+  WITH old_terms
+  UNWIND old_terms AS term
+  MATCH (k:Keyword {term: term})
+  WITH k, size([(k)<-[:HAS_KEYWORD]-(p:Passage) | p]) AS df
+  SET k.df = df
+}
+CALL {
+  WITH old_terms
+  UNWIND old_terms AS term
+  MATCH (k:Keyword {term: term})
+  WHERE k.df = 0
+  DELETE k
+}
+RETURN found

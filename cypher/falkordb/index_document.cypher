@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Document) ON (n.id)

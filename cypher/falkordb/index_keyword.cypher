@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Keyword) ON (n.term)

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Page) ON (n.id, n.doc_id)

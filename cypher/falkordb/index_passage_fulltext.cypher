@@ -1,0 +1,1 @@
+CREATE FULLTEXT INDEX FOR (p:Passage) ON (p.text)

@@ -1,0 +1,2 @@
+CALL db.indexes() YIELD label, types, options
+RETURN label, types, options

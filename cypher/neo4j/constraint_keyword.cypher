@@ -1,0 +1,1 @@
+CREATE CONSTRAINT keyword_term IF NOT EXISTS FOR (n:Keyword) REQUIRE n.term IS UNIQUE

@@ -1,0 +1,3 @@
+MATCH (n)
+UNWIND labels(n) AS name
+RETURN name, count(*) AS count

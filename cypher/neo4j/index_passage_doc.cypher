@@ -1,0 +1,1 @@
+CREATE INDEX passage_doc_id IF NOT EXISTS FOR (n:Passage) ON (n.doc_id)

@@ -1,0 +1,3 @@
+CREATE VECTOR INDEX passage_embedding IF NOT EXISTS
+FOR (p:Passage) ON (p.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}}

@@ -1,0 +1,1 @@
+CREATE INDEX table_doc_id IF NOT EXISTS FOR (n:Table) ON (n.doc_id)

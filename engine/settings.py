@@ -1,0 +1,116 @@
+"""Settings: one frozen object read once at the edge (the CLI or :func:`kgp.open`).
+
+Sources, highest priority first: keyword overrides, ``KGP_*`` environment variables, a ``.env``
+file in the working directory, a ``kgp.toml`` file in the working directory (or the file named by
+``KGP_CONFIG``), then the defaults below. Library code receives a ``Settings``; it never reads the
+environment itself.
+"""
+
+from __future__ import annotations
+
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from kgp.errors import ConfigurationError
+
+DEFAULT_ENCODER = "all-MiniLM-L6-v2"
+
+
+class StoreKind(StrEnum):
+    EMBEDDED = "embedded"
+    NEO4J = "neo4j"
+
+
+class Device(StrEnum):
+    AUTO = "auto"
+    CPU = "cpu"
+    CUDA = "cuda"
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("kgp", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """Everything kgp can be configured with. Secrets are ``SecretStr`` and never printed."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="KGP_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        frozen=True,
+        toml_file="kgp.toml",
+    )
+
+    store: StoreKind = StoreKind.EMBEDDED
+    data_dir: Path = Field(default_factory=default_data_dir)
+    graph: str = "kgp"
+
+    neo4j_uri: str = "neo4j://localhost:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("")
+    neo4j_database: str = "neo4j"
+
+    encoder: str = DEFAULT_ENCODER
+    device: Device = Device.AUTO
+
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: SecretStr = SecretStr("")
+
+    budget: int = Field(default=30, ge=1, le=10_000)
+    seeds: int = Field(default=10, ge=1, le=1_000)
+    branching: int = Field(default=3, ge=1, le=100)
+
+    @field_validator("data_dir", mode="after")
+    @classmethod
+    def _expand(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = os.environ.get("KGP_CONFIG", "kgp.toml")
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=toml_path)
+        return (init_settings, env_settings, dotenv_settings, toml)
+
+    def redacted(self) -> dict[str, Any]:
+        """The settings as plain data, with secrets replaced by ``***`` when they are set."""
+        data = self.model_dump(mode="json")
+        for key in ("neo4j_password", "llm_api_key"):
+            data[key] = "***" if getattr(self, key).get_secret_value() else ""
+        return data
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the settings once; invalid values become one-line :class:`ConfigurationError`."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "settings"
+        value = first.get("input")
+        shown = "***" if "password" in field or "key" in field else repr(value)
+        raise ConfigurationError(
+            f"invalid setting {field} (KGP_{field.upper()}) = {shown}: {first['msg']}"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise ConfigurationError(f"cannot read kgp settings: {exc}") from None

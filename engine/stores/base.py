@@ -1,0 +1,191 @@
+"""The ``GraphStore`` interface. Both stores run the same named queries, one file per dialect;
+this class holds everything that does not depend on the dialect."""
+
+from __future__ import annotations
+
+import re
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Self
+
+from kgp import cypher
+from kgp.errors import ConfigurationError
+from kgp.stores.model import (
+    DocumentGraph,
+    DocumentSummary,
+    EdgeKind,
+    GraphCounts,
+    Neighbour,
+    SearchHit,
+    document_rows,
+    neighbour_rows,
+)
+from kgp.stores.tracer import QueryEvent, Tracer
+
+Row = dict[str, Any]
+
+NEIGHBOUR_QUERIES = {
+    EdgeKind.SIMILAR: "neighbours_similar",
+    EdgeKind.NEXT: "neighbours_next",
+    EdgeKind.KEYWORD: "neighbours_keyword",
+}
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def query_terms(text: str, limit: int = 64) -> list[str]:
+    """The words of a free-text query, lower-cased and deduplicated, without any syntax."""
+    return list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))[:limit]
+
+
+class GraphStore(ABC):
+    """A graph store holding kgp's schema. Construct, then ``open()`` (or use ``with``)."""
+
+    dialect: cypher.Dialect
+
+    def __init__(self, *, tracer: Tracer | None = None) -> None:
+        self.tracer = tracer
+        self.dimension: int | None = None
+
+    # -- lifecycle (subclasses) --------------------------------------------------------------
+
+    @abstractmethod
+    def open(self) -> Self: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def _execute(self, query: str, parameters: Mapping[str, Any], *, write: bool) -> list[Row]:
+        """Run one query in one transaction; translate driver errors into ``KgpError``."""
+
+    @abstractmethod
+    def ensure_schema(self, dimension: int) -> None:
+        """Create constraints and the id, vector and full-text indexes (idempotent)."""
+
+    @abstractmethod
+    def _fulltext_query(self, terms: Sequence[str]) -> str:
+        """The dialect's full-text query string matching any of the terms."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """Where the store is, for messages (never a secret)."""
+
+    def __enter__(self) -> Self:
+        return self.open()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- running named queries ---------------------------------------------------------------
+
+    def run(self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False) -> list[Row]:
+        """Run the named query of this store's dialect and report it to the tracer."""
+        params = dict(parameters or {})
+        started = time.perf_counter()
+        rows = self._execute(cypher.load(self.dialect, name), params, write=write)
+        if self.tracer is not None:
+            self.tracer(QueryEvent(name, params, len(rows), time.perf_counter() - started))
+        return rows
+
+    # -- operations --------------------------------------------------------------------------
+
+    def write_document(self, graph: DocumentGraph) -> None:
+        """Write one document's whole subgraph in one transaction, replacing an older version."""
+        self.run("write_document", document_rows(graph, self.dimension), write=True)
+
+    def delete_document(self, doc_id: str) -> bool:
+        """Delete a document, its nodes and relationships and orphaned keywords; False if absent."""
+        rows = self.run("delete_document", {"id": doc_id}, write=True)
+        return bool(rows and rows[0]["found"])
+
+    def list_documents(self) -> list[DocumentSummary]:
+        return [
+            DocumentSummary(str(r["id"]), str(r["path"]), str(r["sha256"]))
+            for r in self.run("list_documents")
+        ]
+
+    def vector_search(self, vector: Sequence[float], limit: int = 10) -> list[SearchHit]:
+        """The ``limit`` passages nearest to ``vector`` by cosine similarity, best first."""
+        if limit < 1:
+            return []
+        if self.dimension is not None and len(vector) != self.dimension:
+            raise ConfigurationError(
+                f"query vector has {len(vector)} dimensions, the graph uses {self.dimension}"
+            )
+        # HNSW indexes can return fewer than k hits (FalkorDB after deletions): ask for more.
+        ask = max(2 * limit, limit + 20)
+        rows = self.run("vector_search", {"vector": [float(x) for x in vector], "limit": ask})
+        return [SearchHit(str(r["id"]), float(r["score"])) for r in rows[:limit]]
+
+    def fulltext_search(self, text: str, limit: int = 10) -> list[SearchHit]:
+        """Passages matching any word of ``text`` in the full-text index, best first."""
+        terms = query_terms(text)
+        if not terms or limit < 1:
+            return []
+        rows = self.run("fulltext_search", {"query": self._fulltext_query(terms), "limit": limit})
+        return [SearchHit(str(r["id"]), float(r["score"])) for r in rows]
+
+    def neighbours(
+        self,
+        ids: Iterable[str],
+        kinds: Iterable[EdgeKind] = tuple(EdgeKind),
+        *,
+        limit: int = 50,
+        max_df: int = 50,
+    ) -> list[Neighbour]:
+        """Neighbours of many passages at once: one query per edge kind, at most ``limit`` per
+        passage and kind; keywords used by more than ``max_df`` passages are not expanded."""
+        id_list = list(dict.fromkeys(ids))
+        if not id_list:
+            return []
+        found: list[Neighbour] = []
+        for kind in dict.fromkeys(EdgeKind(k) for k in kinds):
+            params = {"ids": id_list, "limit": limit, "max_df": max_df}
+            found.extend(neighbour_rows(self.run(NEIGHBOUR_QUERIES[kind], params), kind))
+        return found
+
+    def fetch_nodes(self, ids: Iterable[str]) -> dict[str, Row]:
+        """Nodes by id (passages, pages, tables, documents): ``{id: {label, **properties}}``."""
+        id_list = list(dict.fromkeys(ids))
+        if not id_list:
+            return {}
+        out: dict[str, Row] = {}
+        for row in self.run("fetch_nodes", {"ids": id_list}):
+            props = {k: v for k, v in dict(row["props"]).items() if v is not None}
+            out[str(row["id"])] = {"label": row["label"], **props}
+        return out
+
+    def counts(self) -> GraphCounts:
+        labels = {str(r["name"]): int(r["count"]) for r in self.run("count_labels")}
+        rels = {str(r["name"]): int(r["count"]) for r in self.run("count_relationships")}
+        return GraphCounts(dict(sorted(labels.items())), dict(sorted(rels.items())))
+
+    def clear(self) -> None:
+        """Delete every node and relationship (for tests and ``kgp reset``)."""
+        self.run("clear", write=True)
+
+    def dump(self) -> tuple[list[Row], list[Row]]:
+        """Every node (without embeddings) and every relationship, in a canonical order."""
+        nodes = [
+            {"label": r["label"], "key": r["key"], "props": _clean(r["props"])}
+            for r in self.run("dump_nodes")
+        ]
+        rels = [
+            {"type": r["type"], "source": r["source"], "target": r["target"], "props": _clean(r["props"])}
+            for r in self.run("dump_relationships")
+        ]
+        nodes.sort(key=lambda n: (n["label"], str(n["key"])))
+        rels.sort(key=lambda r: (r["type"], str(r["source"]), str(r["target"]), sorted(r["props"].items())))
+        return nodes, rels
+
+
+def _clean(props: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in dict(props or {}).items() if v is not None}

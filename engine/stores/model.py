@@ -1,0 +1,249 @@
+"""Plain data that crosses the store boundary, and the pure functions that shape it into rows.
+
+A :class:`DocumentGraph` is one document's whole subgraph as ingest produces it. ``document_rows``
+turns it into the parameters of the one write query, after checking that it is consistent, so a
+store never receives half a document.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from kgp.errors import DocumentError
+
+
+class EdgeKind(StrEnum):
+    """The relationship kinds whose union is a passage's neighbourhood N(v)."""
+
+    SIMILAR = "similar"
+    NEXT = "next"
+    KEYWORD = "keyword"
+
+
+def page_id(doc_id: str, number: int) -> str:
+    return f"{doc_id}#page={number}"
+
+
+def passage_id(doc_id: str, ordinal: int) -> str:
+    return f"{doc_id}#passage={ordinal}"
+
+
+def table_id(doc_id: str, page: int, index: int) -> str:
+    return f"{doc_id}#page={page}&table={index}"
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    id: str
+    path: str
+    title: str
+    sha256: str
+    bytes: int
+    kind: str
+    pages: int
+    ingested_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecord:
+    page: int
+    index: int
+    markdown: str
+    rows: int
+    cols: int
+
+
+@dataclass(frozen=True, slots=True)
+class PassageRecord:
+    page: int
+    ordinal: int
+    text: str
+    embedding: tuple[float, ...]
+    keywords: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarEdge:
+    """A ``SIMILAR`` relationship; at least one end is a passage of the document being written."""
+
+    source: str
+    target: str
+    score: float
+    method: str = "knn"
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentGraph:
+    document: DocumentRecord
+    passages: tuple[PassageRecord, ...] = ()
+    tables: tuple[TableRecord, ...] = ()
+    similar: tuple[SimilarEdge, ...] = ()
+    page_numbers: tuple[int, ...] = field(default=())
+
+    def pages(self) -> tuple[int, ...]:
+        """Page numbers: the explicit ones, else 1..document.pages."""
+        return self.page_numbers or tuple(range(1, self.document.pages + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentSummary:
+    id: str
+    path: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    id: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    source: str
+    target: str
+    kind: EdgeKind
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class GraphCounts:
+    labels: Mapping[str, int]
+    relationships: Mapping[str, int]
+
+    def as_dict(self) -> dict[str, dict[str, int]]:
+        return {"labels": dict(self.labels), "relationships": dict(self.relationships)}
+
+
+LABELS = ("Document", "Page", "Table", "Passage", "Keyword")
+RELATIONSHIPS = ("HAS_PAGE", "CONTAINS", "HAS_PASSAGE", "NEXT", "HAS_KEYWORD", "SIMILAR")
+
+
+def _unsafe_key(key: str) -> bool:
+    """FalkorDB's exact-match index misses strings that start with whitespace or ``\\x01``."""
+    return key[0] <= " " or key[-1] <= " "
+
+
+def _check(graph: DocumentGraph, dimension: int | None) -> None:
+    doc = graph.document
+    where = f"document {doc.path!r}"
+    if not doc.id:
+        raise DocumentError(f"{where} has an empty id; give it a path relative to the synced root")
+    if _unsafe_key(doc.id):
+        raise DocumentError(
+            f"{where}: the id {doc.id!r} starts or ends with whitespace or a control character, "
+            "which the stores' indexes cannot look up; rename the file"
+        )
+    pages = set(graph.pages())
+    ordinals = [p.ordinal for p in graph.passages]
+    if len(set(ordinals)) != len(ordinals):
+        raise DocumentError(f"{where} has two passages with the same ordinal; renumber them")
+    for passage in graph.passages:
+        if passage.page not in pages:
+            raise DocumentError(
+                f"{where}: passage {passage.ordinal} is on page {passage.page}, "
+                f"which the document does not have (pages {min(pages, default=0)}..{max(pages, default=0)})"
+            )
+        if dimension is not None and len(passage.embedding) != dimension:
+            raise DocumentError(
+                f"{where}: passage {passage.ordinal} has a {len(passage.embedding)}-dimension "
+                f"embedding, the graph uses {dimension}; re-embed it with the graph's encoder"
+            )
+        if not all(math.isfinite(x) for x in passage.embedding):
+            raise DocumentError(f"{where}: passage {passage.ordinal} has a non-finite embedding")
+        bad = next((k for k in passage.keywords if not k or _unsafe_key(k)), None)
+        if bad is not None:
+            raise DocumentError(
+                f"{where}: passage {passage.ordinal} has keyword {bad!r}; keywords must be "
+                "non-empty without leading or trailing whitespace"
+            )
+    tables = [(t.page, t.index) for t in graph.tables]
+    if len(set(tables)) != len(tables):
+        raise DocumentError(f"{where} has two tables with the same page and index")
+    for table in graph.tables:
+        if table.page not in pages:
+            raise DocumentError(f"{where}: table {table.index} is on missing page {table.page}")
+    own = {passage_id(doc.id, o) for o in ordinals}
+    for edge in graph.similar:
+        if edge.source not in own and edge.target not in own:
+            raise DocumentError(
+                f"{where}: SIMILAR edge {edge.source} -> {edge.target} touches none of its passages"
+            )
+
+
+def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[str, Any]:
+    """The parameters of ``write_document``; raises :class:`DocumentError` when inconsistent."""
+    _check(graph, dimension)
+    doc = graph.document
+    ordered = sorted(graph.passages, key=lambda p: p.ordinal)
+    passages = [
+        {
+            "id": passage_id(doc.id, p.ordinal),
+            "page_id": page_id(doc.id, p.page),
+            "props": {
+                "id": passage_id(doc.id, p.ordinal),
+                "doc_id": doc.id,
+                "page": p.page,
+                "ordinal": p.ordinal,
+                "text": p.text,
+            },
+            "embedding": [float(x) for x in p.embedding],
+        }
+        for p in ordered
+    ]
+    keywords = [
+        {"passage": passage_id(doc.id, p.ordinal), "term": term}
+        for p in ordered
+        for term in dict.fromkeys(p.keywords)
+    ]
+    return {
+        "doc": {
+            "id": doc.id,
+            "path": doc.path,
+            "title": doc.title,
+            "sha256": doc.sha256,
+            "bytes": doc.bytes,
+            "kind": doc.kind,
+            "pages": doc.pages,
+            "ingested_at": doc.ingested_at,
+        },
+        "pages": [
+            {"id": page_id(doc.id, n), "doc_id": doc.id, "number": n} for n in graph.pages()
+        ],
+        "tables": [
+            {
+                "page_id": page_id(doc.id, t.page),
+                "props": {
+                    "id": table_id(doc.id, t.page, t.index),
+                    "doc_id": doc.id,
+                    "page": t.page,
+                    "index": t.index,
+                    "markdown": t.markdown,
+                    "rows": t.rows,
+                    "cols": t.cols,
+                },
+            }
+            for t in graph.tables
+        ],
+        "passages": passages,
+        "next": [
+            {"source": a["id"], "target": b["id"]}
+            for a, b in zip(passages, passages[1:], strict=False)
+        ],
+        "keywords": keywords,
+        "terms": sorted({row["term"] for row in keywords}),
+        "similar": [
+            {"source": e.source, "target": e.target, "score": float(e.score), "method": e.method}
+            for e in graph.similar
+        ],
+    }
+
+
+def neighbour_rows(rows: Iterable[Mapping[str, Any]], kind: EdgeKind) -> list[Neighbour]:
+    return [
+        Neighbour(str(r["source"]), str(r["target"]), kind, float(r["weight"])) for r in rows
+    ]

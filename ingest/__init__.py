@@ -1,0 +1,1 @@
+"""kgp.ingest: readers, splitting, keywords, embeddings, edges and folder sync."""

@@ -1,0 +1,78 @@
+"""Shared fixtures: the embedded FalkorDB store always, Neo4j when KGP_TEST_NEO4J_URI is set."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kgp.stores import FalkorStore, GraphStore, Neo4jStore
+from tests.graphs import DIM
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+NEO4J_URI = os.environ.get("KGP_TEST_NEO4J_URI")
+
+
+def _neo4j_store() -> Neo4jStore:
+    return Neo4jStore(
+        uri=NEO4J_URI or "",
+        user=os.environ.get("KGP_TEST_NEO4J_USER", "neo4j"),
+        password=os.environ.get("KGP_TEST_NEO4J_PASSWORD", ""),
+        database=os.environ.get("KGP_TEST_NEO4J_DATABASE", "neo4j"),
+    )
+
+
+STORE_KINDS = [
+    "falkordb",
+    pytest.param(
+        "neo4j",
+        marks=[
+            pytest.mark.neo4j,
+            pytest.mark.skipif(
+                NEO4J_URI is None,
+                reason="Neo4j contract tests need KGP_TEST_NEO4J_URI (a disposable server)",
+            ),
+        ],
+    ),
+]
+
+
+@pytest.fixture(scope="module", params=STORE_KINDS)
+def shared_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
+    """One open store per test module and kind, with kgp's schema (embedding dimension 16)."""
+    if request.param == "falkordb":
+        store: GraphStore = FalkorStore(data_dir=tmp_path_factory.mktemp("kgp data"))
+    else:
+        store = _neo4j_store()
+    with store:
+        store.clear()
+        store.ensure_schema(DIM)
+        yield store
+
+
+@pytest.fixture(params=STORE_KINDS)
+def fresh_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    """A store whose indexes have never seen a deletion (a new data directory for FalkorDB)."""
+    store: GraphStore = (
+        FalkorStore(data_dir=tmp_path / "fresh") if request.param == "falkordb" else _neo4j_store()
+    )
+    with store:
+        store.clear()
+        store.ensure_schema(DIM)
+        yield store
+
+
+@pytest.fixture
+def store(shared_store: GraphStore) -> GraphStore:
+    """The module's store, emptied for this test."""
+    shared_store.clear()
+    return shared_store
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "kgp data"

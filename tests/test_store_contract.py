@@ -1,0 +1,261 @@
+"""The GraphStore contract, run against every configured store (FalkorDB always, Neo4j when
+KGP_TEST_NEO4J_URI is set). Each test checks effects: counts, contents, orders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from kgp.errors import ConfigurationError, DocumentError
+from kgp.stores import EdgeKind, GraphStore
+from kgp.stores.model import DocumentGraph, PassageRecord, document_rows, passage_id
+from tests.graphs import DIM, document_graphs, make_document
+
+
+def expected_dump(graphs: list[DocumentGraph]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The canonical dump a store must hold after writing ``graphs`` (computed without a store)."""
+    nodes: dict[tuple[str, str], dict[str, Any]] = {}
+    rels: list[dict[str, Any]] = []
+    keyword_users: dict[str, int] = {}
+    for graph in graphs:
+        rows = document_rows(graph)
+        doc = rows["doc"]
+        nodes[("Document", doc["id"])] = dict(doc)
+        for page in rows["pages"]:
+            nodes[("Page", page["id"])] = dict(page)
+            rels.append({"type": "HAS_PAGE", "source": doc["id"], "target": page["id"], "props": {}})
+        for table in rows["tables"]:
+            nodes[("Table", table["props"]["id"])] = dict(table["props"])
+            rels.append({"type": "CONTAINS", "source": table["page_id"], "target": table["props"]["id"], "props": {}})
+        for passage in rows["passages"]:
+            nodes[("Passage", passage["id"])] = dict(passage["props"])
+            rels.append({"type": "HAS_PASSAGE", "source": doc["id"], "target": passage["id"], "props": {}})
+            rels.append({"type": "CONTAINS", "source": passage["page_id"], "target": passage["id"], "props": {}})
+        for edge in rows["next"]:
+            rels.append({"type": "NEXT", **edge, "props": {}})
+        for link in rows["keywords"]:
+            keyword_users[link["term"]] = keyword_users.get(link["term"], 0) + 1
+            rels.append({"type": "HAS_KEYWORD", "source": link["passage"], "target": link["term"], "props": {}})
+        for edge in rows["similar"]:
+            rels.append({
+                "type": "SIMILAR", "source": edge["source"], "target": edge["target"],
+                "props": {"score": edge["score"], "method": edge["method"]},
+            })
+    for term, df in keyword_users.items():
+        nodes[("Keyword", term)] = {"term": term, "df": df}
+    node_list = [{"label": label, "key": key, "props": props} for (label, key), props in nodes.items()]
+    node_list.sort(key=lambda n: (n["label"], str(n["key"])))
+    rels.sort(key=lambda r: (r["type"], str(r["source"]), str(r["target"]), sorted(r["props"].items())))
+    return node_list, rels
+
+
+def test_write_then_dump_is_exactly_the_document(store: GraphStore) -> None:
+    graphs = [make_document("a.txt", 6, tables=2), make_document("b.txt", 4, seed=1)]
+    for graph in graphs:
+        store.write_document(graph)
+    assert store.dump() == expected_dump(graphs)
+    counts = store.counts()
+    assert counts.labels == {"Document": 2, "Keyword": 12, "Page": 4, "Passage": 10, "Table": 3}
+    assert counts.relationships["NEXT"] == 5 + 3
+    assert counts.relationships["HAS_KEYWORD"] == 10 * 3
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(first=document_graphs(), second=document_graphs(doc_id="other.md"))
+def test_round_trip_of_generated_documents(store: GraphStore, first: DocumentGraph, second: DocumentGraph) -> None:
+    store.clear()
+    graphs = [first, second] if first.document.id != "other.md" else [second]
+    for graph in graphs:
+        store.write_document(graph)
+    assert store.dump() == expected_dump(graphs)
+    fetched = store.fetch_nodes([passage_id(first.document.id, p.ordinal) for p in first.passages])
+    if first in graphs:
+        assert {v["text"] for v in fetched.values()} == {p.text for p in first.passages}
+
+
+def test_replace_leaves_no_orphans(store: GraphStore) -> None:
+    store.write_document(make_document("keep.txt", 3, keywords=("shared",), seed=3))
+    store.write_document(make_document("x.txt", 8, keywords=("shared", "gone"), tables=3))
+    replacement = make_document("x.txt", 2, keywords=("shared", "fresh"), tables=0, seed=9)
+    store.write_document(replacement)
+    expected = expected_dump([make_document("keep.txt", 3, keywords=("shared",), seed=3), replacement])
+    assert store.dump() == expected
+    assert "gone" not in {n["key"] for n in store.dump()[0]}
+
+
+def test_delete_removes_document_and_unused_keywords(store: GraphStore) -> None:
+    keep = make_document("keep.txt", 3, keywords=("shared",), seed=3)
+    store.write_document(keep)
+    store.write_document(
+        make_document("x.txt", 4, keywords=("shared", "only-x"), similar_to=(passage_id("keep.txt", 1),))
+    )
+    assert store.delete_document("x.txt") is True
+    assert store.dump() == expected_dump([keep])
+    assert store.delete_document("x.txt") is False
+
+
+def test_writing_same_document_twice_is_idempotent(store: GraphStore) -> None:
+    graph = make_document("same.txt", 5)
+    store.write_document(graph)
+    once = store.dump()
+    store.write_document(graph)
+    assert store.dump() == once
+
+
+def test_list_documents(store: GraphStore) -> None:
+    a, b = make_document("b/2.txt"), make_document("a/1.txt", seed=4)
+    store.write_document(a)
+    store.write_document(b)
+    listed = store.list_documents()
+    assert [d.id for d in listed] == ["a/1.txt", "b/2.txt"]
+    assert listed[1].sha256 == a.document.sha256
+
+
+def test_inconsistent_document_is_refused_before_anything_is_written(store: GraphStore) -> None:
+    store.write_document(make_document("ok.txt"))
+    before = store.dump()
+    bad = make_document("bad.txt")
+    broken = DocumentGraph(
+        document=bad.document,
+        passages=(*bad.passages, PassageRecord(page=9, ordinal=99, text="x", embedding=(0.0,) * DIM)),
+    )
+    with pytest.raises(DocumentError, match=r"bad.txt.*page 9"):
+        store.write_document(broken)
+    wrong_dim = DocumentGraph(
+        document=bad.document,
+        passages=(PassageRecord(page=1, ordinal=0, text="x", embedding=(0.0,) * 3),),
+    )
+    with pytest.raises(DocumentError, match="3-dimension"):
+        store.write_document(wrong_dim)
+    assert store.dump() == before
+
+
+def test_failing_write_changes_nothing(store: GraphStore) -> None:
+    """A query that fails half-way (deletes done, passages being created) is rolled back whole."""
+    store.write_document(make_document("first.txt", 3))
+    store.write_document(make_document("second.txt", 2, seed=5))
+    before = store.dump()
+    rows = document_rows(make_document("second.txt", 3), DIM)
+    rows["passages"][2]["embedding"] = ["not a number"] * DIM  # fails inside the query
+    with pytest.raises(Exception) as raised:
+        store.run("write_document", rows, write=True)
+    assert type(raised.value).__module__.startswith("kgp")
+    assert store.dump() == before
+
+
+def test_vector_search_returns_true_nearest_neighbours(fresh_store: GraphStore) -> None:
+    """Exact on a fresh index. (FalkorDB's HNSW index loses recall after many deletions.)"""
+    store = fresh_store
+    rng = np.random.default_rng(7)
+    graphs = [make_document(f"v{i}.txt", 50, seed=100 + i, tables=0) for i in range(6)]
+    for graph in graphs:
+        store.write_document(graph)
+    ids = [passage_id(g.document.id, p.ordinal) for g in graphs for p in g.passages]
+    matrix = np.array([p.embedding for g in graphs for p in g.passages])
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    for _ in range(30):
+        query = rng.standard_normal(DIM)
+        cosine = matrix @ (query / np.linalg.norm(query))
+        truth = [ids[i] for i in np.argsort(-cosine)[:10]]
+        hits = store.vector_search(query.tolist(), 10)
+        assert [h.id for h in hits] == truth
+        np.testing.assert_allclose([h.score for h in hits], np.sort(cosine)[::-1][:10], atol=1e-4)
+
+
+def test_vector_search_rejects_wrong_dimension(store: GraphStore) -> None:
+    with pytest.raises(ConfigurationError, match="3 dimensions"):
+        store.vector_search([0.1, 0.2, 0.3], 5)
+
+
+def test_fulltext_search_finds_words_and_ignores_syntax(store: GraphStore) -> None:
+    store.write_document(make_document("zoo.txt", 4, text="the zebra number {j} eats grass"))
+    store.write_document(make_document("farm.txt", 4, text="a cow number {j} eats hay", seed=2))
+    hits = store.fulltext_search("zebra", 10)
+    assert {h.id for h in hits} == {passage_id("zoo.txt", j) for j in range(4)}
+    both = {h.id for h in store.fulltext_search("zebra OR cow", 20)}
+    assert len(both) == 8
+    store.fulltext_search("') DETACH DELETE n //", 5)
+    assert store.counts().labels["Passage"] == 8
+    assert store.fulltext_search("  ", 5) == []
+    assert store.fulltext_search('"hay" AND (grass', 10)  # stray syntax is not an error
+
+
+def test_batched_neighbours_by_kind(store: GraphStore) -> None:
+    store.write_document(make_document("a.txt", 4, keywords=("common",)))
+    store.write_document(
+        make_document("b.txt", 3, keywords=("common",), seed=1, similar_to=(passage_id("a.txt", 2), passage_id("a.txt", 3)))
+    )
+    a0, a1, b0 = passage_id("a.txt", 0), passage_id("a.txt", 1), passage_id("b.txt", 0)
+    found = store.neighbours([a1, b0], [EdgeKind.NEXT, EdgeKind.SIMILAR])
+    by = {(n.source, n.kind): sorted(x.target for x in found if x.source == n.source and x.kind == n.kind) for n in found}
+    assert by[(a1, EdgeKind.NEXT)] == [a0, passage_id("a.txt", 2)]
+    assert by[(b0, EdgeKind.NEXT)] == [passage_id("b.txt", 1)]
+    assert by[(b0, EdgeKind.SIMILAR)] == [passage_id("a.txt", 2), passage_id("a.txt", 3)]
+    # SIMILAR is followed both ways
+    back = store.neighbours([passage_id("a.txt", 3)], [EdgeKind.SIMILAR])
+    assert [n.target for n in back] == [b0]
+
+    keyword = store.neighbours([a0], [EdgeKind.KEYWORD], limit=100)
+    assert len(keyword) == 6  # every other passage shares "common"
+    assert all(n.weight == 1.0 for n in keyword)
+    assert len(store.neighbours([a0], [EdgeKind.KEYWORD], limit=2)) == 2
+    assert store.neighbours([a0], [EdgeKind.KEYWORD], max_df=6) == []  # "common" has df 7
+    assert store.neighbours([], [EdgeKind.NEXT]) == []
+
+
+def test_neighbours_use_one_query_per_kind(store: GraphStore) -> None:
+    from kgp.stores.tracer import TraceLog
+
+    store.write_document(make_document("a.txt", 30))
+    log = TraceLog()
+    store.tracer = log
+    try:
+        store.neighbours([passage_id("a.txt", j) for j in range(30)])
+    finally:
+        store.tracer = None
+    assert sorted(log.names()) == ["neighbours_keyword", "neighbours_next", "neighbours_similar"]
+
+
+def test_fetch_nodes_of_every_label(store: GraphStore) -> None:
+    store.write_document(make_document("f.txt", 2, tables=1))
+    nodes = store.fetch_nodes(["f.txt", "f.txt#page=1", "f.txt#page=1&table=0", passage_id("f.txt", 1), "missing"])
+    assert {k: v["label"] for k, v in nodes.items()} == {
+        "f.txt": "Document",
+        "f.txt#page=1": "Page",
+        "f.txt#page=1&table=0": "Table",
+        passage_id("f.txt", 1): "Passage",
+    }
+    assert "embedding" not in nodes[passage_id("f.txt", 1)]
+    assert nodes["f.txt#page=1&table=0"]["markdown"].startswith("| a | b |")
+
+
+def test_cypher_fragments_are_data(store: GraphStore) -> None:
+    evil = "') DETACH DELETE n // \" \\ $x {id: 1}"
+    store.write_document(make_document("safe.txt", 2))
+    text = evil.replace("{", "{{").replace("}", "}}") + " {j}"
+    store.write_document(make_document(evil, 2, text=text, keywords=(evil,)))
+    assert store.counts().labels["Document"] == 2
+    assert store.fetch_nodes([evil])[evil]["path"] == evil
+    assert store.delete_document(evil)
+    assert store.list_documents()[0].id == "safe.txt"
+
+
+def test_schema_is_idempotent_and_checks_dimension(store: GraphStore) -> None:
+    store.ensure_schema(DIM)
+    with pytest.raises(ConfigurationError, match="16-dimension"):
+        store.ensure_schema(DIM + 1)
+    store.ensure_schema(DIM)
+
+
+@pytest.mark.parametrize("doc_id", [" leading.txt", "\ttab.txt", "trailing.txt\n"])
+def test_ids_the_index_cannot_find_are_refused(store: GraphStore, doc_id: str) -> None:
+    with pytest.raises(DocumentError, match="whitespace or a control character"):
+        store.write_document(make_document(doc_id))
+    assert store.counts().labels == {}
