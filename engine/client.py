@@ -37,7 +37,7 @@ class KnowledgeGraph:
         return self.store.counts()
 
 
-def open(*, tracer: Tracer | None = None, **overrides: Any) -> KnowledgeGraph:  # noqa: A001
+def open(*, tracer: Tracer | None = None, **overrides: Any) -> KnowledgeGraph:
     """Open the knowledge graph the settings describe (overrides are settings fields)."""
     settings = load_settings(**overrides)
     store = store_from_settings(settings, tracer=tracer).open()

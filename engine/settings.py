@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+from kgp.errors import ConfigurationError
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
@@ -21,8 +22,6 @@ from pydantic_settings import (
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
-
-from kgp.errors import ConfigurationError
 
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
 

@@ -29,7 +29,7 @@ def resolve_encoder(name: str) -> Path:
 
 
 def resolve_device(device: Device | str) -> str:
-    """``auto`` is ``cuda`` when a GPU is visible, else ``cpu``; ``cuda`` without one is an error."""
+    """``auto`` is ``cuda`` when a GPU is visible, else ``cpu``; ``cuda`` without one fails."""
     import torch
 
     wanted = Device(device)

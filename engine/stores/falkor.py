@@ -9,7 +9,6 @@ from typing import Any, Self
 
 import redis
 from falkordb import FalkorDB, Graph
-
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
 from kgp.stores.base import GraphStore, Row
 from kgp.stores.falkor_server import EmbeddedServer

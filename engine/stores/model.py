@@ -7,6 +7,7 @@ store never receives half a document.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -146,7 +147,8 @@ def _check(graph: DocumentGraph, dimension: int | None) -> None:
         if passage.page not in pages:
             raise DocumentError(
                 f"{where}: passage {passage.ordinal} is on page {passage.page}, "
-                f"which the document does not have (pages {min(pages, default=0)}..{max(pages, default=0)})"
+                f"which the document does not have "
+                f"(pages {min(pages, default=0)}..{max(pages, default=0)})"
             )
         if dimension is not None and len(passage.embedding) != dimension:
             raise DocumentError(
@@ -211,9 +213,7 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
             "pages": doc.pages,
             "ingested_at": doc.ingested_at,
         },
-        "pages": [
-            {"id": page_id(doc.id, n), "doc_id": doc.id, "number": n} for n in graph.pages()
-        ],
+        "pages": [{"id": page_id(doc.id, n), "doc_id": doc.id, "number": n} for n in graph.pages()],
         "tables": [
             {
                 "page_id": page_id(doc.id, t.page),
@@ -230,10 +230,7 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
             for t in graph.tables
         ],
         "passages": passages,
-        "next": [
-            {"source": a["id"], "target": b["id"]}
-            for a, b in zip(passages, passages[1:], strict=False)
-        ],
+        "next": [{"source": a["id"], "target": b["id"]} for a, b in itertools.pairwise(passages)],
         "keywords": keywords,
         "terms": sorted({row["term"] for row in keywords}),
         "similar": [
@@ -244,6 +241,4 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
 
 
 def neighbour_rows(rows: Iterable[Mapping[str, Any]], kind: EdgeKind) -> list[Neighbour]:
-    return [
-        Neighbour(str(r["source"]), str(r["target"]), kind, float(r["weight"])) for r in rows
-    ]
+    return [Neighbour(str(r["source"]), str(r["target"]), kind, float(r["weight"])) for r in rows]

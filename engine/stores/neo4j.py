@@ -7,12 +7,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
 import neo4j
-from neo4j import GraphDatabase, RoutingControl
-from neo4j import exceptions as neo4j_errors
-
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
 from kgp.stores.base import GraphStore, Row
 from kgp.stores.tracer import Tracer
+from neo4j import GraphDatabase, RoutingControl
+from neo4j import exceptions as neo4j_errors
 
 MINIMUM_SERVER = (5, 26)
 SCHEMA_QUERIES = (
