@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from typer.main import get_command
-
 from kgp.cli import app
+from typer.main import get_command
 
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text()

@@ -15,7 +15,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-
 from kgp.stores import EdgeKind, FalkorStore
 from kgp.stores.model import (
     DocumentGraph,
@@ -120,7 +119,8 @@ def main() -> None:
     all_rows = [document_rows(g, DIM) for g in graphs]
     passages = sum(len(r["passages"]) for r in all_rows)
     relationships = sum(relationship_count(r) for r in all_rows)
-    probes = [passage_id(f"doc{d:04d}.txt", 7) for d in range(0, args.docs, max(1, args.docs // 30))][:30]
+    step = max(1, args.docs // 30)
+    probes = [passage_id(f"doc{d:04d}.txt", 7) for d in range(0, args.docs, step)][:30]
     print(f"corpus: {len(graphs)} documents, {passages} passages, {relationships} relationships")
 
     base_write, base_expand = baseline(all_rows, probes)
