@@ -179,7 +179,7 @@ def doctor(
     if as_json:
         emit_json({"ok": ok, "settings": settings.redacted(), "checks": checks})
     else:
-        out = Console()
+        out = Console(soft_wrap=True)
         for c in checks:
             mark = "[green]ok[/green]  " if c["ok"] else "[red]FAIL[/red]"
             out.print(f"{mark} {c['check']:<9} {c['detail']}", highlight=False)
