@@ -7,17 +7,22 @@ import json
 import logging
 import platform
 import sys
+import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from kgp.client import KnowledgeGraph
 from kgp.errors import KgpError
+from kgp.ingest.sync import Progress as SyncProgress
+from kgp.ingest.sync import SyncReport
 from kgp.settings import Settings, StoreKind, load_settings
 from kgp.stores import GraphStore, store_from_settings
 from kgp.stores.tracer import QueryEvent, summarise
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 app = typer.Typer(
@@ -117,6 +122,91 @@ def stats(
     if not counts.labels:
         table.add_row("", "(empty graph)", "0")
     Console().print(table)
+
+
+def _print_report(report: SyncReport, out: Console) -> None:
+    out.print(
+        f"added {len(report.added)}, changed {len(report.changed)}, removed {len(report.removed)}, "
+        f"unchanged {report.unchanged}, skipped {len(report.skipped)}; {report.passages} passages "
+        f"in {report.seconds:.1f} s",
+        highlight=False,
+    )
+    for item in report.skipped:
+        out.print(f"  skipped {item.path}: {item.reason}", highlight=False, markup=False)
+
+
+@app.command()
+def sync(
+    ctx: typer.Context,
+    folder: Annotated[Path, typer.Argument(help="Folder of documents (PDF, text, Markdown).")],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+    watch: Annotated[bool, typer.Option(help="Keep following the folder after the sync.")] = False,
+    corpus: Annotated[
+        bool, typer.Option(help="FOLDER is a JSON corpus file [{title, text}], one passage each.")
+    ] = False,
+) -> None:
+    """Make the graph equal to a folder: add new files, replace changed ones, remove deleted ones.
+
+    Exit code 2 when some files could not be synced (listed under skipped).
+
+    Example: kgp sync ./documents --json
+    """
+    state: Context = ctx.obj
+    out = Console(stderr=as_json, soft_wrap=True)
+    try:
+        settings = state.settings()
+        with state.store(settings) as graph_store:
+            kg = KnowledgeGraph(settings=settings, store=graph_store)
+            if corpus:
+                report = kg.sync_corpus(folder)
+            else:
+                report = _sync_with_progress(kg, folder, quiet=state.quiet)
+            if as_json:
+                emit_json(report.as_dict())
+            else:
+                _print_report(report, out)
+            if watch and not corpus:
+                _watch(kg, folder, as_json=as_json, out=out)
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    if report.partial:
+        raise typer.Exit(2)
+
+
+def _sync_with_progress(kg: KnowledgeGraph, folder: Path, *, quiet: bool) -> SyncReport:
+    if quiet:
+        return kg.sync(folder)
+    columns = (
+        TextColumn("sync"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("sync", total=None, rate="")
+        started = time.perf_counter()
+
+        def update(event: SyncProgress) -> None:
+            elapsed = max(time.perf_counter() - started, 1e-6)
+            rate = f"{event.done / elapsed:.1f} docs/s, {event.passages / elapsed:.0f} passages/s"
+            bar.update(task, total=event.total, completed=event.done, rate=rate)
+
+        return kg.sync(folder, on_progress=update)
+
+
+def _watch(kg: KnowledgeGraph, folder: Path, *, as_json: bool, out: Console) -> None:
+    from watchfiles import watch as watch_changes
+
+    err.print(f"watching {folder} (Ctrl-C to stop)", highlight=False)
+    for _changes in watch_changes(folder, debounce=1500, step=200, raise_interrupt=False):
+        report = kg.sync(folder)
+        if as_json:
+            emit_json(report.as_dict())
+        else:
+            _print_report(report, out)
 
 
 def _version(package: str) -> str:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from kgp.errors import DocumentError
+from kgp.ingest.embedding import Encoder
+from kgp.ingest.sync import Progress, Syncer, SyncReport, corpus_settings
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore, store_from_settings
 from kgp.stores.model import GraphCounts
@@ -17,6 +22,56 @@ class KnowledgeGraph:
     def __init__(self, *, settings: Settings, store: GraphStore) -> None:
         self.settings = settings
         self.store = store
+        self._encoder: Encoder | None = None
+
+    @property
+    def encoder(self) -> Encoder:
+        """The sentence encoder, loaded on first use."""
+        if self._encoder is None:
+            self._encoder = Encoder(
+                model=self.settings.encoder,
+                device=self.settings.device,
+                batch_size=self.settings.embed_batch,
+            )
+        return self._encoder
+
+    def syncer(self, on_progress: Callable[[Progress], None] | None = None) -> Syncer:
+        return Syncer(
+            store=self.store, settings=self.settings, encoder=self.encoder, on_progress=on_progress
+        )
+
+    def sync(
+        self, folder: str | Path, *, on_progress: Callable[[Progress], None] | None = None
+    ) -> SyncReport:
+        """Make the graph equal to the folder: add new files, replace changed ones, remove
+        deleted ones. Files that cannot be read are listed in the report's ``skipped``."""
+        return self.syncer(on_progress).sync_folder(Path(folder))
+
+    def sync_corpus(self, path: str | Path, *, prefix: str | None = None) -> SyncReport:
+        """Load a ``[{title, text}]`` JSON corpus, one passage per entry."""
+        settings = corpus_settings(self.settings)
+        syncer = Syncer(store=self.store, settings=settings, encoder=self.encoder)
+        return syncer.sync_corpus(Path(path), prefix=prefix)
+
+    def add(self, path: str | Path, *, root: str | Path | None = None) -> SyncReport:
+        """Add or replace one file; its id is its path relative to ``root`` (default: its
+        folder, so the id is the file name)."""
+        file = Path(path)
+        base = Path(root) if root is not None else file.parent
+        syncer = self.syncer()
+        report = SyncReport()
+        if not file.is_file():
+            raise DocumentError(f"{file}: no such file")
+        candidates = [
+            c for c in syncer.scan(base, report) if (base / c.path).resolve() == file.resolve()
+        ]
+        report.ignored.clear()
+        syncer.sync_candidates(candidates, report)
+        return report
+
+    def remove(self, doc_id: str) -> bool:
+        """Remove one document (by id, the path relative to the synced root)."""
+        return self.syncer().remove(doc_id)
 
     def __enter__(self) -> Self:
         return self

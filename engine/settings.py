@@ -31,6 +31,12 @@ class StoreKind(StrEnum):
     NEO4J = "neo4j"
 
 
+class PassageMode(StrEnum):
+    SENTENCE = "sentence"  # the KGP default: one passage per sentence
+    WINDOW = "window"  # about window_chars characters, overlapping by window_overlap
+    WHOLE = "whole"  # one passage per document (benchmark corpora of paragraphs)
+
+
 class Device(StrEnum):
     AUTO = "auto"
     CPU = "cpu"
@@ -68,6 +74,16 @@ class Settings(BaseSettings):
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: SecretStr = SecretStr("")
+
+    passage_mode: PassageMode = PassageMode.SENTENCE
+    window_chars: int = Field(default=250, ge=50, le=10_000)
+    window_overlap: int = Field(default=50, ge=0, le=5_000)
+    keywords_per_passage: int = Field(default=5, ge=0, le=100)
+    keyword_max_df: int = Field(default=50, ge=1)
+    knn_k: int = Field(default=5, ge=0, le=100)
+    embed_batch: int = Field(default=64, ge=1, le=4096)
+    max_file_mb: float = Field(default=20.0, gt=0)
+    tables: bool = True
 
     budget: int = Field(default=30, ge=1, le=10_000)
     seeds: int = Field(default=10, ge=1, le=1_000)

@@ -1,4 +1,5 @@
-// Replace one document's whole subgraph in one query (FalkorDB's unit of atomicity).
+// Passages of other documents that lose SIMILAR neighbours are flagged needs_knn (the
+// sync refills them). Replace one document's whole subgraph in one query (FalkorDB's unit of atomicity).
 // Old nodes go first, then the document, its pages, tables and passages, their NEXT,
 // HAS_KEYWORD and SIMILAR relationships; last, the df of every keyword touched is recounted and
 // keywords no passage uses any more are deleted. (The count is a pattern comprehension:
@@ -6,6 +7,11 @@
 // followed by a filtered DELETE in one subquery loses the SET, hence two subqueries.)
 OPTIONAL MATCH (:Passage {doc_id: $doc.id})-[:HAS_KEYWORD]->(old:Keyword)
 WITH collect(DISTINCT old.term) AS old_terms
+CALL {
+  MATCH (p:Passage)-[:SIMILAR]->(:Passage {doc_id: $doc.id})
+  WHERE p.doc_id <> $doc.id
+  SET p.needs_knn = true
+}
 CALL { MATCH (x:Passage {doc_id: $doc.id}) DETACH DELETE x }
 CALL { MATCH (x:Table {doc_id: $doc.id}) DETACH DELETE x }
 CALL { MATCH (x:Page {doc_id: $doc.id}) DETACH DELETE x }

@@ -3,6 +3,11 @@ OPTIONAL MATCH (:Passage {doc_id: $id})-[:HAS_KEYWORD]->(old:Keyword)
 WITH collect(DISTINCT old.term) AS old_terms
 OPTIONAL MATCH (d:Document {id: $id})
 WITH old_terms, count(d) AS found
+CALL () {
+  MATCH (p:Passage)-[:SIMILAR]->(:Passage {doc_id: $id})
+  WHERE p.doc_id <> $id
+  SET p.needs_knn = true
+}
 CALL () { MATCH (x:Passage {doc_id: $id}) DETACH DELETE x }
 CALL () { MATCH (x:Table {doc_id: $id}) DETACH DELETE x }
 CALL () { MATCH (x:Page {doc_id: $id}) DETACH DELETE x }

@@ -170,6 +170,55 @@ class GraphStore(ABC):
         rels = {str(r["name"]): int(r["count"]) for r in self.run("count_relationships")}
         return GraphCounts(dict(sorted(labels.items())), dict(sorted(rels.items())))
 
+    # -- k-NN maintenance (used by ingest) ---------------------------------------------------
+
+    def knn_candidates(
+        self,
+        vectors: Sequence[Sequence[float]],
+        *,
+        limit: int,
+        exclude_docs: Sequence[str] = (),
+        exclude_ids: Sequence[Sequence[str]] = (),
+    ) -> list[tuple[int, str]]:
+        """Nearest passages of many vectors in one query: ``(vector index, passage id)`` pairs,
+        leaving out, per vector, the passages of document ``exclude_docs[i]`` and the passages
+        ``exclude_ids[i]``."""
+        if not vectors or limit < 1:
+            return []
+        rows = [
+            {
+                "i": i,
+                "vector": [float(x) for x in vector],
+                "exclude": list(exclude_ids[i]) if i < len(exclude_ids) else [],
+                "exclude_doc": exclude_docs[i] if i < len(exclude_docs) else "",
+            }
+            for i, vector in enumerate(vectors)
+        ]
+        params = {"rows": rows, "limit": limit}
+        return [(int(r["i"]), str(r["id"])) for r in self.run("knn_candidates", params)]
+
+    def passage_vectors(self, ids: Iterable[str]) -> dict[str, Row]:
+        """``{id: {doc_id, text, embedding}}`` for passages by id."""
+        id_list = list(dict.fromkeys(ids))
+        if not id_list:
+            return {}
+        return {str(r["id"]): r for r in self.run("passage_vectors", {"ids": id_list})}
+
+    def document_passages(self, doc_id: str) -> list[Row]:
+        """The stored passages of one document: id, text, embedding."""
+        return self.run("document_passages", {"doc_id": doc_id})
+
+    def passages_needing_knn(self, limit: int = 1000) -> list[Row]:
+        """Passages flagged because a removed or replaced document held some of their
+        SIMILAR neighbours: id and embedding."""
+        return self.run("passages_needing_knn", {"limit": limit})
+
+    def replace_similar(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Replace the SIMILAR out-edges of passages (``{source, targets: [{id, score,
+        method}]}``) and clear their flag, in one query."""
+        if rows:
+            self.run("replace_similar", {"rows": [dict(r) for r in rows]}, write=True)
+
     def clear(self) -> None:
         """Delete every node and relationship (for tests and ``kgp reset``)."""
         self.run("clear", write=True)

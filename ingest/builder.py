@@ -1,0 +1,106 @@
+"""From a read document to a ``DocumentGraph``: passages, keywords and embeddings (SIMILAR edges
+are added by the linker, which needs the store)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+import numpy as np
+from kgp.ingest.keywords import KeywordExtractor
+from kgp.ingest.readers import ReadDocument
+from kgp.ingest.text import normalise, sentences, windows
+from kgp.settings import PassageMode, Settings
+from kgp.stores.model import DocumentGraph, DocumentRecord, PassageRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One document to ingest: its id, the path shown to users and its bytes' hash."""
+
+    doc_id: str
+    path: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A document before embedding: its graph with empty embeddings."""
+
+    source: Source
+    graph: DocumentGraph
+
+    @property
+    def texts(self) -> list[str]:
+        return [p.text for p in self.graph.passages]
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def split(text: str, settings: Settings) -> list[str]:
+    if settings.passage_mode is PassageMode.WINDOW:
+        return windows(text, settings.window_chars, settings.window_overlap)
+    if settings.passage_mode is PassageMode.WHOLE:
+        flat = normalise(text)
+        return [flat] if flat else []
+    return sentences(text)
+
+
+def draft(source: Source, read: ReadDocument, settings: Settings) -> Draft:
+    """Passages (page, position, heading) and their keywords; pure."""
+    pieces: list[tuple[int, str, str]] = []
+    for page in read.pages:
+        for section in page.sections:
+            for text in split(section.text, settings):
+                pieces.append((page.number, text, section.heading))
+    extractor = KeywordExtractor(count=settings.keywords_per_passage)
+    keywords = extractor.extract(
+        [text for _, text, _ in pieces],
+        title=read.title,
+        extra=[(heading,) if heading and heading != read.title else () for _, _, heading in pieces],
+    )
+    passages = tuple(
+        PassageRecord(page=page, ordinal=i, text=text, embedding=(), keywords=keywords[i])
+        for i, (page, text, _) in enumerate(pieces)
+    )
+    record = DocumentRecord(
+        id=source.doc_id,
+        path=source.path,
+        title=read.title,
+        sha256=source.sha256,
+        bytes=source.size,
+        kind=read.kind,
+        pages=max(1, len(read.pages)),
+        ingested_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    graph = DocumentGraph(document=record, passages=passages, tables=read.tables)
+    return Draft(source, graph)
+
+
+def embed_drafts(
+    drafts: Sequence[Draft],
+    encode: Callable[[list[str]], np.ndarray],
+    known: dict[str, np.ndarray],
+) -> list[np.ndarray]:
+    """Embeddings of every draft's passages in one encoder call; texts in ``known`` (unchanged
+    passages of the stored version) are not embedded again."""
+    wanted = list(dict.fromkeys(t for d in drafts for t in d.texts if t not in known))
+    fresh = encode(wanted) if wanted else np.zeros((0, 0), dtype=np.float32)
+    table = {**known, **{text: fresh[i] for i, text in enumerate(wanted)}}
+    return [
+        np.stack([table[t] for t in d.texts]) if d.texts else np.zeros((0, 0), dtype=np.float32)
+        for d in drafts
+    ]
+
+
+def with_embeddings(graph: DocumentGraph, vectors: np.ndarray) -> DocumentGraph:
+    passages = tuple(
+        replace(p, embedding=tuple(float(x) for x in vectors[i]))
+        for i, p in enumerate(graph.passages)
+    )
+    return replace(graph, passages=passages)

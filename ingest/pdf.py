@@ -1,0 +1,184 @@
+"""PDF reader: text per page in reading order with PyMuPDF, tables with camelot (lattice, then
+stream for borderless tables) rendered as Markdown; a table's words are kept out of its page's
+text so they are not indexed twice."""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kgp.errors import DocumentError
+from kgp.ingest.readers import Page, ReadDocument, Section
+from kgp.stores.model import TableRecord
+
+# A stream table on a page without ruled tables is kept only when it looks like a table.
+STREAM_MIN_ROWS = 3
+STREAM_MIN_COLS = 3
+STREAM_MIN_ACCURACY = 90.0
+STREAM_MAX_WHITESPACE = 40.0
+STREAM_MAX_MEAN_CELL = 20.0
+
+
+@dataclass(frozen=True, slots=True)
+class FoundTable:
+    record: TableRecord
+    bbox: tuple[float, float, float, float]  # x0, top, x1, bottom in PyMuPDF page coordinates
+
+
+def markdown_table(cells: list[list[str]]) -> str:
+    """A grid of cells as a Markdown table (the first row is the header)."""
+    if not cells:
+        return ""
+    width = max(len(row) for row in cells)
+
+    def clean(cell: str) -> str:
+        return " ".join(str(cell).split()).replace("|", "\\|")
+
+    rows = [[clean(c) for c in row] + [""] * (width - len(row)) for row in cells]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    return "\n".join(lines)
+
+
+def _camelot_tables(path: Path, heights: dict[int, float]) -> list[FoundTable]:
+    import camelot
+
+    found: list[FoundTable] = []
+    pages = ",".join(str(n) for n in sorted(heights))
+    logging.getLogger("camelot").setLevel(logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lattice = list(camelot.read_pdf(str(path), pages=pages, flavor="lattice"))
+        ruled_pages = {int(t.page) for t in lattice}
+        rest = [n for n in sorted(heights) if n not in ruled_pages]
+        stream: list[Any] = []
+        if rest:
+            stream = [
+                t
+                for t in camelot.read_pdf(
+                    str(path), pages=",".join(map(str, rest)), flavor="stream"
+                )
+                if t.shape[0] >= STREAM_MIN_ROWS
+                and t.shape[1] >= STREAM_MIN_COLS
+                and t.parsing_report.get("accuracy", 0) >= STREAM_MIN_ACCURACY
+                and t.parsing_report.get("whitespace", 100) <= STREAM_MAX_WHITESPACE
+                and _tabular(t.df.values.tolist())
+            ]
+    per_page: dict[int, int] = {}
+    for table in sorted(lattice + stream, key=lambda t: (int(t.page), -t._bbox[3])):
+        page = int(table.page)
+        index = per_page.get(page, 0)
+        per_page[page] = index + 1
+        cells = table.df.values.tolist()
+        x0, y0, x1, y1 = table._bbox  # PDF coordinates: origin bottom-left
+        height = heights[page]
+        found.append(
+            FoundTable(
+                TableRecord(
+                    page, index, markdown_table(cells), len(cells), len(cells[0]) if cells else 0
+                ),
+                (x0, height - y1, x1, height - y0),
+            )
+        )
+    return found
+
+
+def _tabular(cells: list[list[str]]) -> bool:
+    """Columns of prose (multi-column pages) are not tables: a table's cells are short or
+    numeric."""
+    filled = [str(c).strip() for row in cells for c in row if str(c).strip()]
+    if not filled:
+        return False
+    numeric = sum(any(ch.isdigit() for ch in c) for c in filled) / len(filled)
+    mean_length = sum(len(c) for c in filled) / len(filled)
+    return numeric >= 0.25 or mean_length <= STREAM_MAX_MEAN_CELL
+
+
+def _inside(word: tuple[Any, ...], boxes: list[tuple[float, float, float, float]]) -> bool:
+    cx, cy = (word[0] + word[2]) / 2, (word[1] + word[3]) / 2
+    return any(
+        x0 - 1 <= cx <= x1 + 1 and top - 1 <= cy <= bottom + 1 for x0, top, x1, bottom in boxes
+    )
+
+
+def _page_text(page: Any, boxes: list[tuple[float, float, float, float]]) -> str:
+    """Reading-order text of a page without the words inside table boxes."""
+    if not boxes:
+        return str(page.get_text("text"))
+    lines: dict[tuple[int, int], list[str]] = {}
+    blocks: dict[int, list[tuple[int, int]]] = {}
+    for word in page.get_text("words"):
+        if _inside(word, boxes):
+            continue
+        key = (word[5], word[6])
+        if key not in lines:
+            lines[key] = []
+            blocks.setdefault(word[5], []).append(key)
+        lines[key].append(word[4])
+    return "\n\n".join("\n".join(" ".join(lines[key]) for key in keys) for keys in blocks.values())
+
+
+def _title(doc: Any, path: Path) -> str:
+    meta = (doc.metadata or {}).get("title", "") or ""
+    if meta.strip() and not meta.lower().startswith(("untitled", "microsoft word")):
+        return " ".join(meta.split())
+    if doc.page_count:
+        best: tuple[float, str] = (0.0, "")
+        for block in doc[0].get_text("dict").get("blocks", []):
+            for line in block.get("lines", []):
+                text = " ".join("".join(s["text"] for s in line["spans"]).split())
+                size = max((s["size"] for s in line["spans"]), default=0.0)
+                if 3 <= len(text) <= 150 and size > best[0] + 0.5:
+                    best = (size, text)
+        if best[1]:
+            return best[1]
+    return path.stem
+
+
+class PdfReader:
+    kind = "pdf"
+
+    def read(self, path: Path, data: bytes, *, tables: bool = True) -> ReadDocument:
+        import pymupdf
+
+        try:
+            doc = pymupdf.open(stream=data, filetype="pdf")
+        except Exception as exc:  # PyMuPDF raises several types for damaged files
+            raise DocumentError(
+                f"{path}: not a readable PDF ({exc}); re-export or repair it"
+            ) from None
+        with doc:
+            if doc.needs_pass:
+                raise DocumentError(
+                    f"{path}: encrypted PDF; decrypt it first (e.g. qpdf --decrypt in.pdf out.pdf)"
+                )
+            if doc.page_count == 0:
+                raise DocumentError(f"{path}: PDF without pages")
+            heights = {n + 1: float(doc[n].rect.height) for n in range(doc.page_count)}
+            found: list[FoundTable] = []
+            if tables:
+                with tempfile.TemporaryDirectory() as tmp:
+                    copy = Path(tmp) / "document.pdf"  # the bytes that were hashed, not the path
+                    copy.write_bytes(data)
+                    try:
+                        found = _camelot_tables(copy, heights)
+                    except Exception as exc:  # camelot fails on some damaged pages
+                        logging.getLogger(__name__).warning("%s: tables skipped: %s", path, exc)
+                        found = []
+            pages = []
+            for number in range(1, doc.page_count + 1):
+                boxes = [t.bbox for t in found if t.record.page == number]
+                text = _page_text(doc[number - 1], boxes)
+                pages.append(Page(number, (Section("", text),) if text.strip() else ()))
+            title = _title(doc, path)
+        if not any(p.sections for p in pages) and not found:
+            raise DocumentError(
+                f"{path}: no extractable text (only images?); run OCR on it first (e.g. ocrmypdf)"
+            )
+        return ReadDocument(
+            title=title, kind=self.kind, pages=tuple(pages), tables=tuple(t.record for t in found)
+        )

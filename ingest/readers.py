@@ -1,0 +1,141 @@
+"""Readers turn a file into pages of text sections and tables. Add a format by registering a
+``Reader`` for its suffixes with :func:`register`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from kgp.errors import DocumentError
+from kgp.stores.model import TableRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """Text under one heading (``heading`` is empty for plain text and PDF pages)."""
+
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    number: int
+    sections: tuple[Section, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadDocument:
+    title: str
+    kind: str
+    pages: tuple[Page, ...]
+    tables: tuple[TableRecord, ...] = field(default=())
+
+
+class Reader(Protocol):
+    kind: str
+
+    def read(self, path: Path, data: bytes, *, tables: bool = True) -> ReadDocument: ...
+
+
+_READERS: dict[str, Callable[[], Reader]] = {}
+
+
+def register(suffixes: tuple[str, ...], factory: Callable[[], Reader]) -> None:
+    for suffix in suffixes:
+        _READERS[suffix.lower()] = factory
+
+
+def supported_suffixes() -> list[str]:
+    return sorted(_READERS)
+
+
+def reader_for(path: Path) -> Reader | None:
+    factory = _READERS.get(path.suffix.lower())
+    return factory() if factory is not None else None
+
+
+def decode_text(path: Path, data: bytes) -> str:
+    """UTF-8 text (a BOM is allowed); binary junk and other encodings are refused."""
+    if b"\x00" in data[:65536]:
+        raise DocumentError(f"{path}: binary data (NUL bytes), not text; remove it or rename it")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(
+            f"{path}: not UTF-8 (byte {exc.start}); convert it, e.g. iconv -t UTF-8"
+        ) from None
+    control = sum(1 for ch in text[:65536] if ord(ch) < 32 and ch not in "\n\r\t\f")
+    if control > max(8, len(text[:65536]) // 100):
+        raise DocumentError(f"{path}: binary data (control characters), not text")
+    return text
+
+
+def _first_line_title(text: str, path: Path) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line if len(line) <= 120 else path.stem
+    return path.stem
+
+
+class TextReader:
+    kind = "text"
+
+    def read(self, path: Path, data: bytes, *, tables: bool = True) -> ReadDocument:
+        text = decode_text(path, data)
+        if not text.strip():
+            raise DocumentError(f"{path}: empty document (no text)")
+        page = Page(1, (Section("", text),))
+        return ReadDocument(title=_first_line_title(text, path), kind=self.kind, pages=(page,))
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+
+
+class MarkdownReader:
+    """Markdown: each heading starts a section; fenced code stays with its section."""
+
+    kind = "markdown"
+
+    def read(self, path: Path, data: bytes, *, tables: bool = True) -> ReadDocument:
+        text = decode_text(path, data)
+        if not text.strip():
+            raise DocumentError(f"{path}: empty document (no text)")
+        sections: list[Section] = []
+        heading, title = "", ""
+        lines: list[str] = []
+        fenced = False
+        for line in text.splitlines():
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            match = None if fenced else _HEADING.match(line)
+            if match:
+                if "".join(lines).strip():
+                    sections.append(Section(heading, "\n".join(lines)))
+                heading, lines = match.group(2).strip(), []
+                title = title or (heading if len(match.group(1)) == 1 else "")
+            else:
+                lines.append(line)
+        if "".join(lines).strip():
+            sections.append(Section(heading, "\n".join(lines)))
+        if not sections:
+            sections = [Section(heading, heading)]
+        title = title or _first_line_title(text, path).lstrip("# ")
+        return ReadDocument(title=title, kind=self.kind, pages=(Page(1, tuple(sections)),))
+
+
+register((".txt", ".text"), TextReader)
+register((".md", ".markdown"), MarkdownReader)
+
+
+def _pdf_factory() -> Reader:
+    from kgp.ingest.pdf import PdfReader
+
+    return PdfReader()
+
+
+register((".pdf",), _pdf_factory)

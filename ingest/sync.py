@@ -1,0 +1,335 @@
+"""Keep the graph equal to a folder: content hashes decide what is new, changed or gone; each
+document is replaced by one write; a crash at any point leaves a graph the next sync repairs.
+
+Documents are processed in groups so the encoder and the vector index see many passages per call;
+each document is still written by its own single transaction."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from kgp.errors import DocumentError, KgpError
+from kgp.ingest.builder import Draft, Source, draft, embed_drafts, sha256, with_embeddings
+from kgp.ingest.edges import SimilarityLinker
+from kgp.ingest.embedding import Encoder
+from kgp.ingest.readers import Page, ReadDocument, Section, reader_for, supported_suffixes
+from kgp.settings import PassageMode, Settings
+from kgp.stores.base import GraphStore
+
+GROUP_PASSAGES = 512
+GROUP_DOCUMENTS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass
+class SyncReport:
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    passages: int = 0
+    refilled: int = 0
+    seconds: float = 0.0
+
+    @property
+    def partial(self) -> bool:
+        """Some documents could not be synced (they are listed in ``skipped``)."""
+        return bool(self.skipped)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["partial"] = self.partial
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Reported after each document: how far the sync is."""
+
+    done: int
+    total: int
+    passages: int
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A document found in the source: how to get its content."""
+
+    doc_id: str
+    path: str
+    load: Callable[[], tuple[bytes, ReadDocument | None]]
+    size: int
+
+
+class Syncer:
+    """Brings a store in line with a folder or a corpus. Construct with the open store."""
+
+    def __init__(
+        self,
+        *,
+        store: GraphStore,
+        settings: Settings,
+        encoder: Encoder,
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.encoder = encoder
+        self.linker = SimilarityLinker(store, k=settings.knn_k)
+        self.on_progress = on_progress
+        self._schema_ready = False
+
+    # -- sources -----------------------------------------------------------------------------
+
+    def scan(self, root: Path, report: SyncReport) -> list[Candidate]:
+        """Supported files under ``root`` (hidden ones and symlinks leaving it excluded)."""
+        root = root.resolve()
+        suffixes = set(supported_suffixes())
+        found: list[Candidate] = []
+        for path in sorted(_walk(root)):
+            rel = path.relative_to(root).as_posix()
+            if path.suffix.lower() not in suffixes:
+                report.ignored.append(rel)
+                continue
+            try:
+                if path.is_symlink():
+                    target = path.resolve()
+                    if not target.is_relative_to(root):
+                        report.skipped.append(
+                            Skipped(rel, f"symlink points outside the folder ({target})")
+                        )
+                        continue
+                info = path.stat()
+            except OSError as exc:
+                report.skipped.append(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                report.ignored.append(rel)
+                continue
+            found.append(Candidate(rel, rel, _file_loader(path), info.st_size))
+        return found
+
+    # -- sync --------------------------------------------------------------------------------
+
+    def sync_folder(self, folder: Path) -> SyncReport:
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise DocumentError(f"{folder}: not a folder; give the folder to sync")
+        report = SyncReport()
+        started = time.perf_counter()
+        candidates = self.scan(folder, report)
+        self._sync(candidates, report, scope=None)
+        report.seconds = round(time.perf_counter() - started, 3)
+        return report
+
+    def sync_corpus(self, path: Path, *, prefix: str | None = None) -> SyncReport:
+        """A benchmark corpus, a JSON list of ``{title, text}``: one document per entry (each
+        entry one passage), deduplicated by title and text, ids ``<prefix>/<n>``."""
+        report = SyncReport()
+        started = time.perf_counter()
+        prefix = prefix or Path(path).stem
+        self._sync(list(corpus_candidates(Path(path), prefix)), report, scope=prefix + "/")
+        report.seconds = round(time.perf_counter() - started, 3)
+        return report
+
+    def sync_candidates(self, candidates: list[Candidate], report: SyncReport) -> None:
+        """Add or replace just these documents (nothing is removed)."""
+        self._sync(candidates, report, scope=None, remove=False)
+
+    def _sync(
+        self,
+        candidates: list[Candidate],
+        report: SyncReport,
+        scope: str | None,
+        *,
+        remove: bool = True,
+    ) -> None:
+        self._ensure_schema()
+        stored = {d.id: d for d in self.store.list_documents()}
+        seen = {c.doc_id for c in candidates}
+        todo: list[Candidate] = []
+        for cand in candidates:
+            if cand.size > self.settings.max_file_mb * 1024 * 1024:
+                report.skipped.append(
+                    Skipped(
+                        cand.path,
+                        f"{cand.size / 1024 / 1024:.1f} MB is over the "
+                        f"{self.settings.max_file_mb:g} MB limit (KGP_MAX_FILE_MB)",
+                    )
+                )
+                continue
+            todo.append(cand)
+        done = 0
+        for group in _groups(todo, self.settings):
+            done += self._process_group(group, stored, report)
+            if self.on_progress is not None:
+                self.on_progress(Progress(done, len(todo), report.passages, group[-1].path))
+        for doc_id in sorted(stored) if remove else ():
+            in_scope = scope is None or doc_id.startswith(scope)
+            if in_scope and doc_id not in seen and self.store.delete_document(doc_id):
+                report.removed.append(doc_id)
+        report.refilled = self.linker.refill()
+
+    def _process_group(
+        self, group: list[Candidate], stored: dict[str, Any], report: SyncReport
+    ) -> int:
+        drafts: list[tuple[Draft, bool]] = []
+        for cand in group:
+            try:
+                data, read = cand.load()
+            except DocumentError as exc:
+                report.skipped.append(Skipped(cand.path, _reason(exc, cand.path)))
+                continue
+            digest = sha256(data)
+            old = stored.get(cand.doc_id)
+            if old is not None and old.sha256 == digest:
+                report.unchanged += 1
+                continue
+            try:
+                if read is None:
+                    reader = reader_for(Path(cand.path))
+                    assert reader is not None
+                    read = reader.read(Path(cand.path), data, tables=self.settings.tables)
+                source = Source(cand.doc_id, cand.path, digest, len(data))
+                made = draft(source, read, self.settings)
+                if not made.graph.passages and not made.graph.tables:
+                    raise DocumentError(f"{cand.path}: no text to index")
+            except DocumentError as exc:
+                report.skipped.append(Skipped(cand.path, _reason(exc, cand.path)))
+                continue
+            drafts.append((made, old is not None))
+        if not drafts:
+            return len(group)
+        known: dict[str, np.ndarray] = {}
+        for made, replacing in drafts:
+            if replacing:
+                for row in self.store.document_passages(made.source.doc_id):
+                    known[str(row["text"])] = np.asarray(row["embedding"], dtype=np.float32)
+        vectors = embed_drafts([d for d, _ in drafts], self.encoder.encode, known)
+        linked = self.linker.link_group(
+            [
+                (
+                    d.source.doc_id,
+                    [f"{d.source.doc_id}#passage={p.ordinal}" for p in d.graph.passages],
+                    v,
+                )
+                for (d, _), v in zip(drafts, vectors, strict=True)
+            ]
+        )
+        for (made, replacing), matrix, edges in zip(drafts, vectors, linked, strict=True):
+            graph = with_embeddings(made.graph, matrix)
+            graph = replace(graph, similar=tuple(edges))
+            try:
+                self.store.write_document(graph)
+            except DocumentError as exc:
+                report.skipped.append(Skipped(made.source.path, _reason(exc, made.source.path)))
+                continue
+            (report.changed if replacing else report.added).append(made.source.doc_id)
+            report.passages += len(graph.passages)
+        return len(group)
+
+    def remove(self, doc_id: str) -> bool:
+        self._ensure_schema()
+        removed = self.store.delete_document(doc_id)
+        self.linker.refill()
+        return removed
+
+    def _ensure_schema(self) -> None:
+        if not self._schema_ready:
+            self.store.ensure_schema(self.encoder.dimension)
+            self._schema_ready = True
+
+
+def _reason(exc: KgpError, path: str) -> str:
+    text = str(exc)
+    return text[len(path) + 2 :] if text.startswith(path + ": ") else text
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in filenames:
+            if not name.startswith("."):
+                yield Path(dirpath) / name
+
+
+def _file_loader(path: Path) -> Callable[[], tuple[bytes, ReadDocument | None]]:
+    def load() -> tuple[bytes, ReadDocument | None]:
+        try:
+            before = path.stat()
+            with open(path, "rb") as handle:
+                data = handle.read()
+            after = path.stat()
+        except FileNotFoundError:
+            raise DocumentError(f"{path}: vanished during the sync") from None
+        except PermissionError:
+            raise DocumentError(f"{path}: no read permission; chmod it or remove it") from None
+        except OSError as exc:
+            raise DocumentError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns) or len(
+            data
+        ) != after.st_size:
+            raise DocumentError(f"{path}: changed during the sync; sync again when it is written")
+        return data, None
+
+    return load
+
+
+def _groups(candidates: list[Candidate], settings: Settings) -> Iterator[list[Candidate]]:
+    group: list[Candidate] = []
+    budget = 0
+    for cand in candidates:
+        group.append(cand)
+        budget += max(1, cand.size // 120)  # about one passage per 120 bytes of text
+        if len(group) >= GROUP_DOCUMENTS or budget >= GROUP_PASSAGES * 8:
+            yield group
+            group, budget = [], 0
+    if group:
+        yield group
+
+
+def corpus_candidates(path: Path, prefix: str) -> Iterable[Candidate]:
+    """Entries of a ``[{title, text}]`` JSON corpus as documents of one passage each."""
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DocumentError(f"{path}: not a readable JSON corpus ({exc})") from None
+    if not isinstance(entries, list):
+        raise DocumentError(f"{path}: a corpus is a JSON list of {{title, text}} objects")
+    seen: set[tuple[str, str]] = set()
+    for n, entry in enumerate(entries):
+        if not isinstance(entry, dict) or "text" not in entry:
+            raise DocumentError(f"{path}: entry {n} has no text; expected {{title, text}}")
+        title, text = str(entry.get("title", "")), str(entry["text"])
+        if (title, text) in seen:
+            continue
+        seen.add((title, text))
+        data = json.dumps({"title": title, "text": text}, ensure_ascii=False).encode()
+        read = ReadDocument(title=title, kind="corpus", pages=(Page(1, (Section("", text),)),))
+        doc_id = f"{prefix}/{n}"
+        yield Candidate(doc_id, doc_id, _fixed(data, read), len(data))
+
+
+def _fixed(data: bytes, read: ReadDocument) -> Callable[[], tuple[bytes, ReadDocument | None]]:
+    return lambda: (data, read)
+
+
+def corpus_settings(settings: Settings) -> Settings:
+    """Benchmark corpora: each paragraph is one passage."""
+    return settings.model_copy(update={"passage_mode": PassageMode.WHOLE})

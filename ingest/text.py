@@ -1,0 +1,75 @@
+"""Pure text functions: passages (sentences or windows) and words for keywords."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9À-ÖØ-Þ])")
+_PARAGRAPH = re.compile(r"\n\s*\n")
+_SPACE = re.compile(r"\s+")
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "Mr.", "Mrs.", "Ms.", "Dr.", "No.", "Fig.", "St.")
+MIN_SENTENCE = 25
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A passage before it is numbered: its text and the page it starts on."""
+
+    page: int
+    text: str
+
+
+def normalise(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a text: paragraphs split at sentence ends; very short pieces join the next."""
+    out: list[str] = []
+    for paragraph in _PARAGRAPH.split(text):
+        flat = normalise(paragraph)
+        if not flat:
+            continue
+        parts = _SENTENCE_END.split(flat)
+        merged: list[str] = []
+        for part in parts:
+            if merged and (len(merged[-1]) < MIN_SENTENCE or merged[-1].endswith(_ABBREVIATIONS)):
+                merged[-1] = f"{merged[-1]} {part}"
+            else:
+                merged.append(part)
+        if len(merged) > 1 and len(merged[-1]) < MIN_SENTENCE:
+            merged[-2] = f"{merged[-2]} {merged.pop()}"
+        out.extend(merged)
+    return out
+
+
+def windows(text: str, size: int = 250, overlap: int = 50) -> list[str]:
+    """Windows of about ``size`` characters cut at word boundaries, overlapping by ``overlap``."""
+    flat = normalise(text)
+    if len(flat) <= size:
+        return [flat] if flat else []
+    step = max(1, size - overlap)
+    out: list[str] = []
+    start = 0
+    while start < len(flat):
+        end = min(len(flat), start + size)
+        if end < len(flat):
+            cut = flat.rfind(" ", start + step // 2, end)
+            end = cut if cut > start else end
+        out.append(flat[start:end].strip())
+        if end >= len(flat):
+            break
+        nxt = end - overlap
+        space = flat.find(" ", nxt)
+        start = space + 1 if 0 <= space < end else max(start + 1, nxt)
+    return [w for w in out if w]
+
+
+_WORD = re.compile(r"[^\W_][\w'’-]*[^\W_]|[^\W_]", re.UNICODE)
+
+
+def words(text: str) -> Iterator[str]:
+    for match in _WORD.finditer(text.lower()):
+        yield match.group().replace("’", "'")
