@@ -95,13 +95,14 @@ class SimilarityLinker:
         return doc if doc in docs else None
 
     def refill(self, batch: int = 500) -> int:
-        """Recompute the neighbours of flagged passages; returns how many were refilled."""
-        done = 0
+        """Recompute the neighbours of flagged passages (each once); returns how many."""
+        done, after = 0, ""
         while True:
-            rows = self.store.passages_needing_knn(batch)
+            rows = self.store.passages_needing_knn(batch, after)
             if not rows:
                 return done
             ids = [str(r["id"]) for r in rows]
+            after = ids[-1]
             matrix = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
             found = self.store.knn_candidates(
                 [v.tolist() for v in matrix],
@@ -118,7 +119,9 @@ class SimilarityLinker:
                 targets[edge.source].append(
                     {"id": edge.target, "score": edge.score, "method": edge.method}
                 )
-            self.store.replace_similar([{"source": s, "targets": t} for s, t in targets.items()])
+            self.store.replace_similar(
+                [{"source": s, "targets": t, "full": len(t) >= self.k} for s, t in targets.items()]
+            )
             done += len(ids)
 
     def _vectors(self, ids: object) -> dict[str, np.ndarray]:

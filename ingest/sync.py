@@ -10,6 +10,7 @@ import json
 import os
 import stat
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from kgp.ingest.embedding import Encoder
 from kgp.ingest.readers import Page, ReadDocument, Section, reader_for, supported_suffixes
 from kgp.settings import PassageMode, Settings
 from kgp.stores.base import GraphStore
+from kgp.stores.model import passage_id
 
 GROUP_PASSAGES = 512
 GROUP_DOCUMENTS = 64
@@ -226,7 +228,7 @@ class Syncer:
             [
                 (
                     d.source.doc_id,
-                    [f"{d.source.doc_id}#passage={p.ordinal}" for p in d.graph.passages],
+                    [passage_id(d.source.doc_id, p.ordinal) for p in d.graph.passages],
                     v,
                 )
                 for (d, _), v in zip(drafts, vectors, strict=True)
@@ -234,7 +236,14 @@ class Syncer:
         )
         for (made, replacing), matrix, edges in zip(drafts, vectors, linked, strict=True):
             graph = with_embeddings(made.graph, matrix)
-            graph = replace(graph, similar=tuple(edges))
+            degree = Counter(edge.source for edge in edges)
+            short = {
+                p.ordinal
+                for p in graph.passages
+                if degree[passage_id(graph.document.id, p.ordinal)] < self.settings.knn_k
+            }
+            passages = tuple(replace(p, needs_knn=p.ordinal in short) for p in graph.passages)
+            graph = replace(graph, passages=passages, similar=tuple(edges))
             try:
                 self.store.write_document(graph)
             except DocumentError as exc:

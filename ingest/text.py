@@ -40,7 +40,8 @@ def sentences(text: str) -> list[str]:
             else:
                 merged.append(part)
         if len(merged) > 1 and len(merged[-1]) < MIN_SENTENCE:
-            merged[-2] = f"{merged[-2]} {merged.pop()}"
+            last = merged.pop()
+            merged[-1] = f"{merged[-1]} {last}"
         out.extend(merged)
     return out
 

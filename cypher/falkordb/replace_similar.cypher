@@ -1,4 +1,5 @@
-// Replace the SIMILAR out-edges of many passages and clear their needs_knn flag.
+// Replace the SIMILAR out-edges of many passages; their needs_knn flag stays only where fewer
+// than k neighbours were found (r.full is false).
 CALL {
   UNWIND $rows AS r
   MATCH (p:Passage {id: r.source})-[s:SIMILAR]->()
@@ -14,6 +15,6 @@ CALL {
 CALL {
   UNWIND $rows AS r
   MATCH (p:Passage {id: r.source})
-  SET p.needs_knn = NULL
+  SET p.needs_knn = CASE WHEN r.full THEN NULL ELSE true END
 }
 RETURN size($rows) AS replaced

@@ -208,14 +208,15 @@ class GraphStore(ABC):
         """The stored passages of one document: id, text, embedding."""
         return self.run("document_passages", {"doc_id": doc_id})
 
-    def passages_needing_knn(self, limit: int = 1000) -> list[Row]:
-        """Passages flagged because a removed or replaced document held some of their
-        SIMILAR neighbours: id and embedding."""
-        return self.run("passages_needing_knn", {"limit": limit})
+    def passages_needing_knn(self, limit: int = 1000, after: str = "") -> list[Row]:
+        """Passages flagged because a removed or replaced document held some of their SIMILAR
+        neighbours, or because they had fewer than k: id and embedding, in id order after
+        ``after``."""
+        return self.run("passages_needing_knn", {"limit": limit, "after": after})
 
     def replace_similar(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Replace the SIMILAR out-edges of passages (``{source, targets: [{id, score,
-        method}]}``) and clear their flag, in one query."""
+        method}], full}``) in one query; the flag is cleared where ``full``."""
         if rows:
             self.run("replace_similar", {"rows": [dict(r) for r in rows]}, write=True)
 

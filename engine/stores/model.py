@@ -65,6 +65,7 @@ class PassageRecord:
     text: str
     embedding: tuple[float, ...]
     keywords: tuple[str, ...] = ()
+    needs_knn: bool = False  # fewer SIMILAR neighbours than wanted: refill when the graph grows
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +193,7 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
                 "page": p.page,
                 "ordinal": p.ordinal,
                 "text": p.text,
+                **({"needs_knn": True} if p.needs_knn else {}),
             },
             "embedding": [float(x) for x in p.embedding],
         }

@@ -1,0 +1,102 @@
+"""Pure ingest functions: sentences, windows, keywords, text and Markdown readers."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from kgp.errors import DocumentError
+from kgp.ingest.keywords import KeywordExtractor, terms
+from kgp.ingest.readers import MarkdownReader, TextReader, reader_for
+from kgp.ingest.text import normalise, sentences, windows
+
+
+def test_sentences_split_at_sentence_ends_and_keep_abbreviations() -> None:
+    text = (
+        "Dr. Smith went to Washington in 1999. He met the president, e.g. Mr. Jones there!\n\n"
+        "A new paragraph starts here. Short. And it ends."
+    )
+    assert sentences(text) == [
+        "Dr. Smith went to Washington in 1999.",
+        "He met the president, e.g. Mr. Jones there!",
+        "A new paragraph starts here. Short. And it ends.",  # short pieces join a neighbour
+    ]
+
+
+@given(st.text(min_size=1, max_size=2000), st.integers(60, 400), st.integers(0, 50))
+def test_windows_cover_all_words_in_order(text: str, size: int, overlap: int) -> None:
+    parts = windows(text, size, overlap)
+    flat = normalise(text)
+    assert " ".join(parts).split() == flat.split() if overlap == 0 else True
+    joined = set(" ".join(parts).split())
+    assert joined == set(flat.split())
+    assert all(len(p) <= size for p in parts)
+
+
+def test_windows_overlap() -> None:
+    text = " ".join(f"w{i}" for i in range(200))
+    parts = windows(text, 100, 30)
+    assert len(parts) > 5
+    for a, b in itertools.pairwise(parts):
+        assert set(a.split()) & set(b.split())
+
+
+def test_terms_drop_stopwords_and_short_numbers() -> None:
+    assert terms("The 3 cats and 1999 dogs of Paris's museum") == [
+        "cats",
+        "1999",
+        "dogs",
+        "paris's",
+        "museum",
+    ]
+
+
+def test_keywords_are_local_tfidf_plus_title() -> None:
+    extractor = KeywordExtractor(count=2)
+    out = extractor.extract(
+        ["Paris is the capital of France.", "Berlin is the capital of Germany. Berlin is big."],
+        title="European Capitals",
+        extra=[("Cities",), ()],
+    )
+    assert out[0][:2] == ("france", "paris")
+    assert out[1][0] == "berlin"
+    assert out[0][-2:] == ("cities", "european capitals")
+    assert out[1][-1] == "european capitals"
+
+
+def test_markdown_sections_and_title(tmp_path: Path) -> None:
+    text = "# Guide\n\nIntro text.\n\n## Install\n\nRun pip.\n\n```\n# not a heading\n```\n"
+    doc = MarkdownReader().read(tmp_path / "g.md", text.encode())
+    assert doc.title == "Guide"
+    sections = doc.pages[0].sections
+    assert [s.heading for s in sections] == ["Guide", "Install"]
+    assert "# not a heading" in sections[1].text
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "empty document"),
+        (b"   \n\n", "empty document"),
+        (b"\x00\x01binary", "binary data"),
+        ("caf\u00e9".encode("latin-1"), "not UTF-8"),
+        (bytes(range(1, 32)) * 20, "binary data"),
+    ],
+)
+def test_bad_text_files(tmp_path: Path, data: bytes, message: str) -> None:
+    with pytest.raises(DocumentError, match=message):
+        TextReader().read(tmp_path / "x.txt", data)
+
+
+def test_utf8_bom_and_title(tmp_path: Path) -> None:
+    doc = TextReader().read(tmp_path / "x.txt", "\ufeffFirst line\nmore".encode())
+    assert doc.title == "First line"
+
+
+def test_reader_registry() -> None:
+    assert reader_for(Path("a.PDF")) is not None
+    assert reader_for(Path("a.md")) is not None
+    assert reader_for(Path("a.docx")) is None

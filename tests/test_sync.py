@@ -1,0 +1,283 @@
+"""Sync invariants with the real encoder and the embedded store."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kgp.ingest.embedding import Encoder
+from kgp.ingest.sync import Syncer, SyncReport
+from kgp.settings import load_settings
+from kgp.stores import FalkorStore
+from kgp.stores.tracer import TraceLog
+
+from tests.corpus_files import TEXTS, make_image_pdf, make_pdf, write_corpus
+
+WRITES = {"write_document", "delete_document", "replace_similar"}
+
+
+@pytest.fixture(scope="session")
+def encoder() -> Encoder:
+    return Encoder(model="all-MiniLM-L6-v2", device="cpu").load()
+
+
+class Graph:
+    """A data directory with an open store and a syncer."""
+
+    def __init__(self, data_dir: Path, encoder: Encoder, **settings: Any) -> None:
+        self.settings = load_settings(data_dir=data_dir, knn_k=3, **settings)
+        self.log = TraceLog()
+        self.store = FalkorStore(data_dir=data_dir, tracer=self.log).open()
+        self.syncer = Syncer(store=self.store, settings=self.settings, encoder=encoder)
+
+    def sync(self, folder: Path) -> SyncReport:
+        return self.syncer.sync_folder(folder)
+
+    def dump(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        return canonical(self.store.dump())
+
+
+def canonical(dump: tuple[list[dict[str, Any]], list[dict[str, Any]]]) -> Any:
+    """The dump without ingest times, SIMILAR scores rounded (embeddings of the same text in
+    different batches differ in the last bits)."""
+    nodes, rels = dump
+    for node in nodes:
+        node["props"].pop("ingested_at", None)
+    for rel in rels:
+        if "score" in rel["props"]:
+            rel["props"]["score"] = round(rel["props"]["score"], 3)
+    return nodes, rels
+
+
+@pytest.fixture
+def graphs(tmp_path: Path, encoder: Encoder) -> Iterator[Any]:
+    made: list[Graph] = []
+
+    def make(name: str, **settings: Any) -> Graph:
+        graph = Graph(tmp_path / name, encoder, **settings)
+        made.append(graph)
+        return graph
+
+    yield make
+    for graph in made:
+        graph.store.close()
+
+
+def test_sync_builds_the_graph_and_second_sync_writes_nothing(tmp_path: Path, graphs: Any) -> None:
+    folder = write_corpus(tmp_path / "docs")
+    graph = graphs("kb")
+    report = graph.sync(folder)
+    assert sorted(report.added) == sorted(TEXTS)
+    assert not report.partial
+    counts = graph.store.counts()
+    assert counts.labels["Document"] == 4
+    assert counts.relationships["SIMILAR"] == 3 * counts.labels["Passage"]
+    assert counts.relationships["HAS_PASSAGE"] == counts.labels["Passage"] == report.passages
+    nodes = graph.store.fetch_nodes(["cities/nepal.md"])
+    assert nodes["cities/nepal.md"]["title"] == "Kathmandu"
+
+    graph.log.events.clear()
+    again = graph.sync(folder)
+    assert (again.added, again.changed, again.removed, again.unchanged) == ([], [], [], 4)
+    assert not WRITES & set(graph.log.names())
+
+
+def test_a_plus_b_minus_b_equals_a(tmp_path: Path, graphs: Any) -> None:
+    a_names = ["rivers.txt", "cities/egypt.txt"]
+    only_a = graphs("a")
+    only_a.sync(write_corpus(tmp_path / "a", a_names))
+    expected = only_a.dump()
+
+    for order in ("a-first", "b-first"):
+        folder = tmp_path / order
+        both = graphs(f"ab-{order}")
+        if order == "a-first":
+            both.sync(write_corpus(folder, a_names))
+            write_corpus(folder)
+            both.sync(folder)
+        else:
+            write_corpus(folder, [n for n in TEXTS if n not in a_names])
+            both.sync(folder)
+            write_corpus(folder)
+            both.sync(folder)
+        for name in TEXTS:
+            if name not in a_names:
+                (folder / name).unlink()
+        report = both.sync(folder)
+        assert sorted(report.removed) == ["cities/nepal.md", "mountains.md"]
+        assert both.dump() == expected, order
+
+
+def test_changing_one_file_touches_only_its_document(tmp_path: Path, graphs: Any) -> None:
+    folder = write_corpus(tmp_path / "docs")
+    graph = graphs("kb")
+    graph.sync(folder)
+    before_nodes, before_rels = graph.dump()
+    (folder / "rivers.txt").write_text(
+        TEXTS["rivers.txt"] + " The Danube flows into the Black Sea."
+    )
+    graph.log.events.clear()
+    embedded: list[str] = []
+    encode = graph.syncer.encoder.encode
+
+    def counting(texts: list[str]) -> Any:
+        embedded.extend(texts)
+        return encode(texts)
+
+    graph.syncer.encoder.encode = counting  # type: ignore[method-assign]
+    report = graph.sync(folder)
+    graph.syncer.encoder.encode = encode  # type: ignore[method-assign]
+    assert report.changed == ["rivers.txt"] and report.added == report.removed == []
+    writes = [e for e in graph.log.events if e.name == "write_document"]
+    assert len(writes) == 1 and writes[0].parameters["doc"]["id"] == "rivers.txt"
+    after_nodes, after_rels = graph.dump()
+
+    def other_nodes(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            n
+            for n in nodes
+            if n["label"] != "Keyword" and not str(n["key"]).startswith("rivers.txt")
+        ]
+
+    def other_rels(rels: list[dict[str, Any]], refilled: set[str]) -> list[dict[str, Any]]:
+        return [
+            r
+            for r in rels
+            if not str(r["source"]).startswith("rivers.txt")
+            and not str(r["target"]).startswith("rivers.txt")
+            and r["type"] != "HAS_KEYWORD"
+            and not (r["type"] == "SIMILAR" and r["source"] in refilled)
+        ]
+
+    refilled = {
+        r["source"]
+        for r in before_rels
+        if r["type"] == "SIMILAR"
+        and str(r["target"]).startswith("rivers.txt")
+        and not str(r["source"]).startswith("rivers.txt")
+    }
+    assert other_nodes(after_nodes) == other_nodes(before_nodes)
+    assert other_rels(after_rels, refilled) == other_rels(before_rels, refilled)
+    assert report.refilled == len(refilled)
+    # only the changed sentence was embedded; the others reused their stored vectors
+    assert embedded == ["The Danube flows into the Black Sea."]
+
+
+def test_removed_neighbours_are_refilled(tmp_path: Path, graphs: Any) -> None:
+    folder = write_corpus(tmp_path / "docs")
+    graph = graphs("kb")
+    graph.sync(folder)
+    (folder / "rivers.txt").unlink()
+    report = graph.sync(folder)
+    assert report.removed == ["rivers.txt"]
+    assert report.refilled > 0
+    counts = graph.store.counts()
+    assert counts.relationships["SIMILAR"] == 3 * counts.labels["Passage"]
+    assert graph.store.passages_needing_knn() == []
+
+
+def test_bad_files_are_reported_and_the_rest_is_synced(tmp_path: Path, graphs: Any) -> None:
+    folder = write_corpus(tmp_path / "docs", ["rivers.txt"])
+    good_pdf = make_pdf(
+        folder / "report.pdf", ["Rainfall in Egypt is very low.", "Aswan is dry."], table=True
+    )
+    make_pdf(folder / "locked.pdf", ["secret"], password="pw")
+    make_image_pdf(folder / "scan.pdf")
+    (folder / "corrupt.pdf").write_bytes(good_pdf.read_bytes()[:300])
+    (folder / "empty.txt").write_bytes(b"")
+    (folder / "junk.txt").write_bytes(os.urandom(2000))
+    (folder / "latin1.txt").write_bytes("Caf\u00e9 cr\u00e8me".encode("latin-1"))
+    outside = tmp_path / "outside.txt"
+    outside.write_text("outside the folder")
+    (folder / "link.txt").symlink_to(outside)
+    (folder / "big.txt").write_text("word " * (3 * 1024 * 1024 // 5 + 10))
+    (folder / "notes.docx").write_bytes(b"PK")
+    graph = graphs("kb", max_file_mb=2)
+    report = graph.sync(folder)
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert sorted(report.added) == ["report.pdf", "rivers.txt"]
+    assert "encrypted PDF" in reasons["locked.pdf"]
+    assert "no extractable text" in reasons["scan.pdf"]
+    assert "not a readable PDF" in reasons["corrupt.pdf"]
+    assert "empty document" in reasons["empty.txt"]
+    assert "binary data" in reasons["junk.txt"] or "not UTF-8" in reasons["junk.txt"]
+    assert "not UTF-8" in reasons["latin1.txt"]
+    assert "symlink points outside" in reasons["link.txt"]
+    assert "over the 2 MB limit" in reasons["big.txt"]
+    assert report.ignored == ["notes.docx"]
+    assert report.partial
+    tables = graph.store.counts().labels["Table"]
+    assert tables == 2  # one ruled table on each of the two pages
+    table = graph.store.fetch_nodes(["report.pdf#page=1&table=0"])["report.pdf#page=1&table=0"]
+    assert "| Aswan | 1 mm |" in table["markdown"]
+    texts = [n["props"].get("text", "") for n in graph.dump()[0] if n["label"] == "Passage"]
+    assert not any("25 mm" in t for t in texts), "table text must not be indexed twice"
+
+    before = graph.dump()
+    (folder / "empty.txt").write_text("still bad\x00")
+    graph.sync(folder)
+    assert graph.dump() == before, "a bad file changes nothing else"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files without read permission")
+def test_unreadable_file(tmp_path: Path, graphs: Any) -> None:
+    folder = write_corpus(tmp_path / "docs", ["rivers.txt"])
+    secret = folder / "secret.txt"
+    secret.write_text("hidden")
+    secret.chmod(0)
+    report = graphs("kb").sync(folder)
+    assert "no read permission" in {s.path: s.reason for s in report.skipped}["secret.txt"]
+
+
+def test_sigkill_during_sync_then_sync_equals_clean_sync(tmp_path: Path, graphs: Any) -> None:
+    """Kill the syncing process at random points; the next sync repairs the graph."""
+    folder = tmp_path / "docs"
+    for i in range(24):
+        (folder / f"part{i:02d}").mkdir(parents=True, exist_ok=True)
+        for name, text in TEXTS.items():
+            target = folder / f"part{i:02d}" / name.replace("/", "-")
+            target.write_text(f"Copy {i}. " + text)
+    clean = graphs("clean")
+    clean.sync(folder)
+    expected = clean.dump()
+    clean.store.close()
+
+    data_dir = tmp_path / "killed"
+    code = (
+        "import sys; from pathlib import Path; import kgp\n"
+        "with kgp.open(data_dir=Path(sys.argv[1]), knn_k=3, device='cpu') as kg:\n"
+        "    kg.sync(Path(sys.argv[2]))\n"
+    )
+    watcher = FalkorStore(data_dir=data_dir).open()  # shares the server with the syncers
+    rng = random.Random(11)
+    interrupted = []
+    try:
+        for _ in range(3):
+            before = len(watcher.list_documents())
+            proc = subprocess.Popen([sys.executable, "-c", code, str(data_dir), str(folder)])
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and proc.poll() is None:
+                if len(watcher.list_documents()) > before:  # it is writing now
+                    break
+                time.sleep(0.05)
+            time.sleep(rng.uniform(0.0, 0.4))
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+                interrupted.append(len(watcher.list_documents()))
+            proc.wait()
+    finally:
+        watcher.close()
+    assert interrupted and min(interrupted) < 96, "the kills should land during the sync"
+    repaired = graphs("killed")
+    repaired.sync(folder)
+    assert repaired.dump() == expected
+    shutil.rmtree(tmp_path / "docs")
