@@ -90,6 +90,7 @@ def main_options(
 
 def emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()  # --watch emits one object per sync: readers see each at once
 
 
 @app.command()
@@ -198,11 +199,22 @@ def _sync_with_progress(kg: KnowledgeGraph, folder: Path, *, quiet: bool) -> Syn
 
 
 def _watch(kg: KnowledgeGraph, folder: Path, *, as_json: bool, out: Console) -> None:
+    """Sync after each burst of changes (debounced), and every few seconds in case an event was
+    missed (a sync of an unchanged folder only hashes files). Reports only when something moved."""
     from watchfiles import watch as watch_changes
 
     err.print(f"watching {folder} (Ctrl-C to stop)", highlight=False)
-    for _changes in watch_changes(folder, debounce=1500, step=200, raise_interrupt=False):
+    for changes in watch_changes(
+        folder,
+        debounce=1500,
+        step=200,
+        rust_timeout=5000,
+        yield_on_timeout=True,
+        raise_interrupt=False,
+    ):
         report = kg.sync(folder)
+        if not (changes or report.added or report.changed or report.removed):
+            continue
         if as_json:
             emit_json(report.as_dict())
         else:

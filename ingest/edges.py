@@ -7,7 +7,7 @@ document added now, or a passage refilled after a removal)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from kgp.stores.base import GraphStore
@@ -44,10 +44,26 @@ def top_k(
 class SimilarityLinker:
     """Computes SIMILAR edges against a store's vector index, batched (one query per call)."""
 
-    def __init__(self, store: GraphStore, *, k: int = 5, method: str = METHOD) -> None:
+    def __init__(
+        self, store: GraphStore, *, k: int = 5, method: str = METHOD, cache_size: int = 50_000
+    ) -> None:
         self.store = store
         self.k = k
         self.method = method
+        self.cache_size = cache_size
+        self._cache: dict[str, np.ndarray] = {}
+
+    def remember(self, ids: Sequence[str], vectors: np.ndarray) -> None:
+        """Keep vectors just written, so linking later documents need not fetch them back."""
+        for pid, vector in zip(ids, vectors, strict=True):
+            self._cache[pid] = vector
+        while len(self._cache) > self.cache_size:
+            self._cache.pop(next(iter(self._cache)))
+
+    def forget(self, doc_id: str) -> None:
+        prefix = doc_id + "#passage="
+        for pid in [p for p in self._cache if p.startswith(prefix)]:
+            del self._cache[pid]
 
     def _slack(self) -> int:
         return 2 * self.k + 10
@@ -124,6 +140,10 @@ class SimilarityLinker:
             )
             done += len(ids)
 
-    def _vectors(self, ids: object) -> dict[str, np.ndarray]:
-        rows = self.store.passage_vectors(ids)  # type: ignore[arg-type]
-        return {pid: np.asarray(r["embedding"], dtype=np.float32) for pid, r in rows.items()}
+    def _vectors(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
+        wanted = list(dict.fromkeys(ids))
+        out = {pid: self._cache[pid] for pid in wanted if pid in self._cache}
+        missing = [pid for pid in wanted if pid not in out]
+        rows = self.store.passage_vectors(missing)
+        out.update({pid: np.asarray(r["embedding"], dtype=np.float32) for pid, r in rows.items()})
+        return out

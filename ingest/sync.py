@@ -26,8 +26,10 @@ from kgp.settings import PassageMode, Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import passage_id
 
-GROUP_PASSAGES = 512
-GROUP_DOCUMENTS = 64
+# Documents are embedded and linked in groups: the encoder sorts a group's texts by length, so
+# bigger groups waste less on padding (groups of 64 ran at a third of the encoder's speed).
+GROUP_PASSAGES = 1024
+GROUP_DOCUMENTS = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,8 +187,11 @@ class Syncer:
         for doc_id in sorted(stored) if remove else ():
             in_scope = scope is None or doc_id.startswith(scope)
             if in_scope and doc_id not in seen and self.store.delete_document(doc_id):
+                self.linker.forget(doc_id)
                 report.removed.append(doc_id)
         report.refilled = self.linker.refill()
+        if report.added or report.changed or report.removed or report.refilled:
+            self.store.checkpoint()
 
     def _process_group(
         self, group: list[Candidate], stored: dict[str, Any], report: SyncReport
@@ -249,6 +254,10 @@ class Syncer:
             except DocumentError as exc:
                 report.skipped.append(Skipped(made.source.path, _reason(exc, made.source.path)))
                 continue
+            self.linker.forget(made.source.doc_id)
+            self.linker.remember(
+                [passage_id(made.source.doc_id, p.ordinal) for p in graph.passages], matrix
+            )
             (report.changed if replacing else report.added).append(made.source.doc_id)
             report.passages += len(graph.passages)
         return len(group)
@@ -256,6 +265,7 @@ class Syncer:
     def remove(self, doc_id: str) -> bool:
         self._ensure_schema()
         removed = self.store.delete_document(doc_id)
+        self.linker.forget(doc_id)
         self.linker.refill()
         return removed
 
@@ -306,7 +316,7 @@ def _groups(candidates: list[Candidate], settings: Settings) -> Iterator[list[Ca
     for cand in candidates:
         group.append(cand)
         budget += max(1, cand.size // 120)  # about one passage per 120 bytes of text
-        if len(group) >= GROUP_DOCUMENTS or budget >= GROUP_PASSAGES * 8:
+        if len(group) >= GROUP_DOCUMENTS or budget >= GROUP_PASSAGES:
             yield group
             group, budget = [], 0
     if group:

@@ -119,3 +119,74 @@ def test_data_dir_that_is_a_file(tmp_path: Path) -> None:
     done = kgp("--data-dir", str(blocker), "stats")
     assert done.returncode == 1
     assert "not writable" in done.stderr and "KGP_DATA_DIR" in done.stderr
+
+
+def test_sync_json_and_partial_exit_code(tmp_path: Path, data_dir: Path) -> None:
+    from tests.corpus_files import write_corpus
+
+    folder = write_corpus(tmp_path / "docs", ["rivers.txt", "mountains.md"])
+    (folder / "junk.txt").write_bytes(b"\x00\x01\x02")
+    done = kgp("--data-dir", str(data_dir), "sync", str(folder), "--json")
+    assert done.returncode == 2, done.stderr
+    report = json.loads(done.stdout)
+    assert sorted(report["added"]) == ["mountains.md", "rivers.txt"]
+    assert report["skipped"] == [
+        {"path": "junk.txt", "reason": "binary data (NUL bytes), not text; remove it or rename it"}
+    ]
+    assert report["partial"] is True
+    (folder / "junk.txt").unlink()
+    again = kgp("--data-dir", str(data_dir), "--quiet", "sync", str(folder))
+    assert again.returncode == 0, again.stderr
+    assert "added 0, changed 0, removed 0, unchanged 2, skipped 0" in again.stdout
+
+
+def test_sync_of_a_missing_folder(tmp_path: Path, data_dir: Path) -> None:
+    done = kgp("--data-dir", str(data_dir), "sync", str(tmp_path / "nope"))
+    assert done.returncode == 1
+    assert (
+        done.stderr.strip()
+        == f"kgp: error: {tmp_path / 'nope'}: not a folder; give the folder to sync"
+    )
+
+
+def test_sync_watch_follows_the_folder(tmp_path: Path, data_dir: Path) -> None:
+    import queue
+    import signal
+    import threading
+
+    from tests.corpus_files import TEXTS, write_corpus
+
+    folder = write_corpus(tmp_path / "docs", ["rivers.txt"])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KGP_")}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kgp",
+            "--data-dir",
+            str(data_dir),
+            "sync",
+            str(folder),
+            "--watch",
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
+    try:
+        first = json.loads(lines.get(timeout=120))
+        assert first["added"] == ["rivers.txt"]
+        (folder / "mountains.md").write_text(TEXTS["mountains.md"])
+        second = json.loads(lines.get(timeout=60))
+        assert second["added"] == ["mountains.md"]
+        (folder / "rivers.txt").unlink()
+        third = json.loads(lines.get(timeout=60))
+        assert third["removed"] == ["rivers.txt"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    assert proc.returncode in (0, 130)

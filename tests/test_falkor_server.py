@@ -151,7 +151,9 @@ def test_stale_pid_file_of_a_killed_server(data_dir: Path) -> None:
     pid = server_pid(store)
     os.kill(pid, signal.SIGKILL)
     store.server._reap_if_child()
-    store.server._user = None  # this process "died" too: it never leaves
+    assert store.server._user is not None
+    store.server._user.unlink()  # this process "died" too: it never leaves
+    store.server._user = None
     assert store.server.pid_file.exists()
     again = open_store(data_dir)
     try:
@@ -218,3 +220,20 @@ def test_server_that_fails_to_start(
 
 def test_passage_ids_are_stable(data_dir: Path) -> None:
     assert passage_id("a/b.pdf", 3) == "a/b.pdf#passage=3"
+
+
+def test_compaction_makes_a_snapshot_that_reloads(data_dir: Path) -> None:
+    store = open_store(data_dir)
+    for i in range(5):
+        store.write_document(make_document(f"c{i}.txt", 40, seed=i))
+    before = store.dump()
+    assert store.server.compact(min_bytes=0, growth=0.0) is True
+    assert store.server.compact() is False  # nothing new since
+    base = list((store.server.home / "appendonlydir").glob("*.base.rdb"))
+    assert base and base[0].stat().st_size > 0
+    store.close()
+    again = open_store(data_dir)
+    try:
+        assert again.dump() == before
+    finally:
+        again.close()

@@ -220,6 +220,11 @@ class GraphStore(ABC):
         if rows:
             self.run("replace_similar", {"rows": [dict(r) for r in rows]}, write=True)
 
+    def checkpoint(self) -> None:
+        """Make the store quick to reopen after many writes (FalkorDB compacts its log);
+        nothing to do for stores that manage their own files."""
+        return None
+
     def clear(self) -> None:
         """Delete every node and relationship (for tests and ``kgp reset``)."""
         self.run("clear", write=True)

@@ -106,6 +106,14 @@ class FalkorStore(GraphStore):
         names = [h.decode() if isinstance(h, bytes) else str(h) for h in header]
         return [dict(zip(names, map(_plain, row), strict=True)) for row in result.result_set]
 
+    def checkpoint(self) -> None:
+        """Compact the append-only file. Safe at any time: a failed write reloads the server
+        before anything else runs, so memory always equals the log."""
+        try:
+            self.server.compact()
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
+
     def _reload_after_failed_write(self) -> None:
         """Reload the graph from the append-only file, which never holds a failed query (see
         ``EmbeddedServer.reload``); the in-memory rollback of a failed query is not trusted."""
