@@ -24,12 +24,12 @@ from kgp.ingest.embedding import Encoder
 from kgp.ingest.readers import Page, ReadDocument, Section, reader_for, supported_suffixes
 from kgp.settings import PassageMode, Settings
 from kgp.stores.base import GraphStore
-from kgp.stores.model import passage_id
+from kgp.stores.model import DocumentSummary, passage_id
 
 # Documents are embedded and linked in groups: the encoder sorts a group's texts by length, so
 # bigger groups waste less on padding (groups of 64 ran at a third of the encoder's speed).
-GROUP_PASSAGES = 1024
-GROUP_DOCUMENTS = 512
+GROUP_PASSAGES = 4096
+GROUP_DOCUMENTS = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +165,15 @@ class Syncer:
         remove: bool = True,
     ) -> None:
         self._ensure_schema()
-        stored = {d.id: d for d in self.store.list_documents()}
+        if remove:
+            stored = {d.id: d for d in self.store.list_documents()}
+        else:  # only these documents matter: cost follows them, not the graph
+            nodes = self.store.fetch_nodes(c.doc_id for c in candidates)
+            stored = {
+                key: DocumentSummary(key, str(n["path"]), str(n["sha256"]))
+                for key, n in nodes.items()
+                if n["label"] == "Document"
+            }
         seen = {c.doc_id for c in candidates}
         todo: list[Candidate] = []
         for cand in candidates:
