@@ -12,6 +12,7 @@ import stat
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -187,11 +188,21 @@ class Syncer:
                 )
                 continue
             todo.append(cand)
+        # Pipelined: while one group is linked and written (in order, on one worker thread, so
+        # each group's k-NN query sees every earlier write), the next one is read and embedded.
         done = 0
-        for group in _groups(todo, self.settings):
-            done += self._process_group(group, stored, report)
-            if self.on_progress is not None:
-                self.on_progress(Progress(done, len(todo), report.passages, group[-1].path))
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgp-write") as writer:
+            pending: Future[None] | None = None
+            for group in _groups(todo, self.settings):
+                prepared = self._prepare(group, stored, report)
+                if pending is not None:
+                    pending.result()
+                pending = writer.submit(self._commit, *prepared, report)
+                done += len(group)
+                if self.on_progress is not None:
+                    self.on_progress(Progress(done, len(todo), report.passages, group[-1].path))
+            if pending is not None:
+                pending.result()
         for doc_id in sorted(stored) if remove else ():
             in_scope = scope is None or doc_id.startswith(scope)
             if in_scope and doc_id not in seen and self.store.delete_document(doc_id):
@@ -201,9 +212,10 @@ class Syncer:
         if report.added or report.changed or report.removed or report.refilled:
             self.store.checkpoint()
 
-    def _process_group(
+    def _prepare(
         self, group: list[Candidate], stored: dict[str, Any], report: SyncReport
-    ) -> int:
+    ) -> tuple[list[tuple[Draft, bool]], list[np.ndarray]]:
+        """Read, split, extract keywords and embed a group (nothing is written)."""
         drafts: list[tuple[Draft, bool]] = []
         for cand in group:
             try:
@@ -230,13 +242,21 @@ class Syncer:
                 continue
             drafts.append((made, old is not None))
         if not drafts:
-            return len(group)
+            return [], []
         known: dict[str, np.ndarray] = {}
         for made, replacing in drafts:
             if replacing:
                 for row in self.store.document_passages(made.source.doc_id):
                     known[str(row["text"])] = np.asarray(row["embedding"], dtype=np.float32)
         vectors = embed_drafts([d for d, _ in drafts], self.encoder.encode, known)
+        return drafts, vectors
+
+    def _commit(
+        self, drafts: list[tuple[Draft, bool]], vectors: list[np.ndarray], report: SyncReport
+    ) -> None:
+        """Link a prepared group to the graph and write its documents, one query each."""
+        if not drafts:
+            return
         linked = self.linker.link_group(
             [
                 (
@@ -268,7 +288,6 @@ class Syncer:
             )
             (report.changed if replacing else report.added).append(made.source.doc_id)
             report.passages += len(graph.passages)
-        return len(group)
 
     def remove(self, doc_id: str) -> bool:
         self._ensure_schema()
