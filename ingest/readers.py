@@ -59,7 +59,7 @@ def reader_for(path: Path) -> Reader | None:
 
 
 def decode_text(path: Path, data: bytes) -> str:
-    """UTF-8 text (a BOM is allowed); binary junk and other encodings are refused."""
+    """UTF-8 text (a BOM is allowed); binary junk, other encodings and blank files are refused."""
     if b"\x00" in data[:65536]:
         raise DocumentError(f"{path}: binary data (NUL bytes), not text; remove it or rename it")
     try:
@@ -71,6 +71,8 @@ def decode_text(path: Path, data: bytes) -> str:
     control = sum(1 for ch in text[:65536] if ord(ch) < 32 and ch not in "\n\r\t\f")
     if control > max(8, len(text[:65536]) // 100):
         raise DocumentError(f"{path}: binary data (control characters), not text")
+    if not text.strip():
+        raise DocumentError(f"{path}: empty document (no text)")
     return text
 
 
@@ -87,8 +89,6 @@ class TextReader:
 
     def read(self, path: Path, data: bytes, *, tables: bool = True) -> ReadDocument:
         text = decode_text(path, data)
-        if not text.strip():
-            raise DocumentError(f"{path}: empty document (no text)")
         page = Page(1, (Section("", text),))
         return ReadDocument(title=_first_line_title(text, path), kind=self.kind, pages=(page,))
 
@@ -103,8 +103,6 @@ class MarkdownReader:
 
     def read(self, path: Path, data: bytes, *, tables: bool = True) -> ReadDocument:
         text = decode_text(path, data)
-        if not text.strip():
-            raise DocumentError(f"{path}: empty document (no text)")
         sections: list[Section] = []
         heading, title = "", ""
         lines: list[str] = []
