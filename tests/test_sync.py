@@ -281,3 +281,43 @@ def test_sigkill_during_sync_then_sync_equals_clean_sync(tmp_path: Path, graphs:
     repaired.sync(folder)
     assert repaired.dump() == expected
     shutil.rmtree(tmp_path / "docs")
+
+
+def test_file_that_vanishes_changes_or_is_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loader's checks, forced: root can read anything and files rarely change on cue."""
+    import builtins
+
+    from kgp.errors import DocumentError
+    from kgp.ingest.sync import _file_loader
+
+    path = tmp_path / "a.txt"
+    path.write_text("first version")
+    load = _file_loader(path)
+    path.unlink()
+    with pytest.raises(DocumentError, match="vanished during the sync"):
+        load()
+
+    path.write_text("first version")
+    real_open = builtins.open
+
+    def growing_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        handle = real_open(file, *args, **kwargs)
+        if Path(file) == path:
+            with real_open(path, "a") as more:
+                more.write(" and more, written while kgp reads")
+        return handle
+
+    monkeypatch.setattr(builtins, "open", growing_open)
+    with pytest.raises(DocumentError, match="changed during the sync"):
+        _file_loader(path)()
+
+    def refusing_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(file) == path:
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", refusing_open)
+    with pytest.raises(DocumentError, match="no read permission"):
+        _file_loader(path)()
