@@ -9,6 +9,7 @@ from typing import Any, Self
 
 from kgp.errors import DocumentError
 from kgp.ingest.embedding import Encoder
+from kgp.ingest.readers import supported_suffixes
 from kgp.ingest.sync import Progress, Syncer, SyncReport, corpus_settings
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore, store_from_settings
@@ -58,15 +59,19 @@ class KnowledgeGraph:
         folder, so the id is the file name)."""
         file = Path(path)
         base = Path(root) if root is not None else file.parent
-        syncer = self.syncer()
-        report = SyncReport()
         if not file.is_file():
             raise DocumentError(f"{file}: no such file")
-        candidates = [
-            c for c in syncer.scan(base, report) if (base / c.path).resolve() == file.resolve()
-        ]
-        report.ignored.clear()
-        syncer.sync_candidates(candidates, report)
+        syncer = self.syncer()
+        report = SyncReport()
+        found = syncer.candidates([file], base, report)
+        if not found:
+            reason = (
+                report.skipped[0].reason
+                if report.skipped
+                else f"unsupported format; kgp reads {', '.join(supported_suffixes())}"
+            )
+            raise DocumentError(f"{file}: {reason}")
+        syncer.sync_candidates(found, report)
         return report
 
     def remove(self, doc_id: str) -> bool:

@@ -104,10 +104,19 @@ class Syncer:
 
     def scan(self, root: Path, report: SyncReport) -> list[Candidate]:
         """Supported files under ``root`` (hidden ones and symlinks leaving it excluded)."""
+        return self.candidates(sorted(_walk(root.resolve())), root, report)
+
+    def candidates(self, paths: Iterable[Path], root: Path, report: SyncReport) -> list[Candidate]:
+        """The given files as documents with ids relative to ``root``; unsupported, outside or
+        unreadable ones go to the report."""
         root = root.resolve()
         suffixes = set(supported_suffixes())
         found: list[Candidate] = []
-        for path in sorted(_walk(root)):
+        for given in paths:
+            path = Path(given).parent.resolve() / Path(given).name  # the file itself may be a link
+            if not path.is_relative_to(root):
+                report.skipped.append(Skipped(str(given), f"not inside {root}"))
+                continue
             rel = path.relative_to(root).as_posix()
             if path.suffix.lower() not in suffixes:
                 report.ignored.append(rel)

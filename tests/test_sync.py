@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kgp.errors import DocumentError
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.sync import Syncer, SyncReport
 from kgp.settings import load_settings
@@ -321,3 +322,21 @@ def test_file_that_vanishes_changes_or_is_unreadable(
     monkeypatch.setattr(builtins, "open", refusing_open)
     with pytest.raises(DocumentError, match="no read permission"):
         _file_loader(path)()
+
+
+def test_add_and_remove_one_file(tmp_path: Path, encoder: Encoder) -> None:
+    import kgp
+
+    folder = write_corpus(tmp_path / "docs", ["rivers.txt", "cities/egypt.txt"])
+    with kgp.open(data_dir=tmp_path / "kb", knn_k=3) as kg:
+        kg._encoder = encoder
+        report = kg.add(folder / "cities" / "egypt.txt", root=folder)
+        assert report.added == ["cities/egypt.txt"]
+        assert kg.add(folder / "rivers.txt").added == ["rivers.txt"]  # id: the file name
+        assert kg.add(folder / "rivers.txt").unchanged == 1
+        assert sorted(d.id for d in kg.store.list_documents()) == ["cities/egypt.txt", "rivers.txt"]
+        with pytest.raises(DocumentError, match="not inside"):
+            kg.add(folder / "rivers.txt", root=folder / "cities")
+        assert kg.remove("rivers.txt") is True
+        assert kg.remove("rivers.txt") is False
+        assert [d.id for d in kg.store.list_documents()] == ["cities/egypt.txt"]
