@@ -253,10 +253,9 @@ class Syncer:
         if not drafts:
             return [], []
         known: dict[str, np.ndarray] = {}
-        for made, replacing in drafts:
-            if replacing:
-                for row in self.store.document_passages(made.source.doc_id):
-                    known[str(row["text"])] = np.asarray(row["embedding"], dtype=np.float32)
+        replaced = [made.source.doc_id for made, replacing in drafts if replacing]
+        for row in self.store.document_passages(replaced):
+            known[str(row["text"])] = np.asarray(row["embedding"], dtype=np.float32)
         vectors = embed_drafts([d for d, _ in drafts], self.encoder.encode, known)
         return drafts, vectors
 

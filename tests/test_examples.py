@@ -3,33 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.test_cli import kgp as kgp_cli
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "documents"
 
 
 def test_examples_sync_into_pages_passages_and_a_table(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KGP_")}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kgp",
-            "--data-dir",
-            str(tmp_path / "kb"),
-            "sync",
-            str(EXAMPLES),
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    done = kgp_cli("--data-dir", str(tmp_path / "kb"), "sync", str(EXAMPLES), "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert sorted(report["added"]) == ["maintenance.md", "rainfall-2024.pdf", "stations.md"]

@@ -204,9 +204,10 @@ class GraphStore(ABC):
             return {}
         return {str(r["id"]): r for r in self.run("passage_vectors", {"ids": id_list})}
 
-    def document_passages(self, doc_id: str) -> list[Row]:
-        """The stored passages of one document: id, text, embedding."""
-        return self.run("document_passages", {"doc_id": doc_id})
+    def document_passages(self, doc_ids: Iterable[str]) -> list[Row]:
+        """The stored passages of some documents, in one query: id, text, embedding."""
+        ids = list(dict.fromkeys(doc_ids))
+        return self.run("document_passages", {"doc_ids": ids}) if ids else []
 
     def passages_needing_knn(self, limit: int = 1000, after: str = "") -> list[Row]:
         """Passages flagged because a removed or replaced document held some of their SIMILAR

@@ -142,9 +142,6 @@ class EmbeddedServer:
             retry=Retry(NoBackoff(), 0),  # a closed socket is an answer here, not a glitch
         )
 
-    def ping(self) -> bool:
-        return self._state() == "ready"
-
     def _state(self) -> str:
         """``ready``, ``loading`` (replaying its append-only file) or ``down``."""
         try:

@@ -121,10 +121,6 @@ class GraphCounts:
         return {"labels": dict(self.labels), "relationships": dict(self.relationships)}
 
 
-LABELS = ("Document", "Page", "Table", "Passage", "Keyword")
-RELATIONSHIPS = ("HAS_PAGE", "CONTAINS", "HAS_PASSAGE", "NEXT", "HAS_KEYWORD", "SIMILAR")
-
-
 def _unsafe_key(key: str) -> bool:
     """FalkorDB's exact-match index misses strings that start with whitespace or ``\\x01``."""
     return key[0] <= " " or key[-1] <= " "
