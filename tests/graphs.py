@@ -66,7 +66,9 @@ _text = st.text(
 _term = st.text("abcdefghijklmnopqrstuvwxyzé'\"\\ ", min_size=1, max_size=12).filter(
     lambda s: s.strip() == s
 )
-_ids = st.text(min_size=1, max_size=30).filter(lambda s: s[0] > " " and s[-1] > " ")
+_ids = st.text(min_size=1, max_size=30).filter(
+    lambda s: s[0] > " " and s[-1] > " " and all(ch >= " " for ch in s)
+)
 
 
 @st.composite

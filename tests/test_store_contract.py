@@ -309,8 +309,8 @@ def test_schema_is_idempotent_and_checks_dimension(store: GraphStore) -> None:
     store.ensure_schema(DIM)
 
 
-@pytest.mark.parametrize("doc_id", [" leading.txt", "\ttab.txt", "trailing.txt\n"])
+@pytest.mark.parametrize("doc_id", [" leading.txt", "\ttab.txt", "trailing.txt\n", "a\x01b.txt"])
 def test_ids_the_index_cannot_find_are_refused(store: GraphStore, doc_id: str) -> None:
-    with pytest.raises(DocumentError, match="whitespace or a control character"):
+    with pytest.raises(DocumentError, match="control character or leading or trailing whitespace"):
         store.write_document(make_document(doc_id))
     assert store.counts().labels == {}

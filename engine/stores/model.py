@@ -122,8 +122,9 @@ class GraphCounts:
 
 
 def _unsafe_key(key: str) -> bool:
-    """FalkorDB's exact-match index misses strings that start with whitespace or ``\\x01``."""
-    return key[0] <= " " or key[-1] <= " "
+    """FalkorDB's exact-match index misses strings that start or end with whitespace, or hold
+    ``\\x01`` anywhere (found by the contract tests); control characters are refused outright."""
+    return key[0] <= " " or key[-1] <= " " or any(ch < " " for ch in key)
 
 
 def _check(graph: DocumentGraph, dimension: int | None) -> None:
@@ -133,8 +134,8 @@ def _check(graph: DocumentGraph, dimension: int | None) -> None:
         raise DocumentError(f"{where} has an empty id; give it a path relative to the synced root")
     if _unsafe_key(doc.id):
         raise DocumentError(
-            f"{where}: the id {doc.id!r} starts or ends with whitespace or a control character, "
-            "which the stores' indexes cannot look up; rename the file"
+            f"{where}: the id {doc.id!r} has a control character or leading or trailing "
+            "whitespace, which the stores' indexes cannot look up; rename the file"
         )
     pages = set(graph.pages())
     ordinals = [p.ordinal for p in graph.passages]
@@ -158,7 +159,7 @@ def _check(graph: DocumentGraph, dimension: int | None) -> None:
         if bad is not None:
             raise DocumentError(
                 f"{where}: passage {passage.ordinal} has keyword {bad!r}; keywords must be "
-                "non-empty without leading or trailing whitespace"
+                "non-empty, without control characters or leading or trailing whitespace"
             )
     tables = [(t.page, t.index) for t in graph.tables]
     if len(set(tables)) != len(tables):
