@@ -7,9 +7,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 from kgp.stores import FalkorStore, GraphStore, Neo4jStore
 
 from tests.graphs import DIM
+
+# CI replays the same generated examples every run (a failure there is reproducible from its
+# log); on developers' machines Hypothesis explores new ones each time.
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
