@@ -221,6 +221,49 @@ def _watch(kg: KnowledgeGraph, folder: Path, *, as_json: bool, out: Console) -> 
             _print_report(report, out)
 
 
+@app.command()
+def retrieve(
+    ctx: typer.Context,
+    question: Annotated[str, typer.Argument(help="The question to find evidence for.")],
+    k: Annotated[int | None, typer.Option("--k", help="Passages to retrieve (default 30).")] = None,
+    scorer: Annotated[str, typer.Option(help="Traversal scorer: embedding.")] = "embedding",
+    seeder: Annotated[str, typer.Option(help="Seeder: hybrid, vector or fulltext.")] = "hybrid",
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+) -> None:
+    """Retrieve evidence for a question with the KGP traversal; print passages and their paths.
+
+    Example: kgp retrieve "Which station recorded the most rain?" --k 5
+    """
+    state: Context = ctx.obj
+    try:
+        settings = state.settings()
+        with state.store(settings) as graph_store:
+            kg = KnowledgeGraph(settings=settings, store=graph_store)
+            result = kg.retrieve(question, k, scorer=scorer, seeder=seeder)
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    out = Console(soft_wrap=True)
+    if not result.passages:
+        out.print("no passages found (is the graph empty? run kgp sync FOLDER)", highlight=False)
+    for rank, passage in enumerate(result.passages, start=1):
+        via = " <- ".join(reversed(passage.path[:-1])) or "seed"
+        out.print(
+            f"{rank:>2}. [{passage.score:.3f}] {passage.document['path']} p.{passage.page}: "
+            f"{passage.text}",
+            highlight=False,
+            markup=False,
+        )
+        out.print(f"      hop {passage.hop}, via {via}", highlight=False, markup=False, style="dim")
+    err.print(
+        f"{len(result.passages)} passages in {result.timings['total_ms']:.0f} ms, "
+        f"{result.store_calls} store calls",
+        highlight=False,
+    )
+
+
 def _version(package: str) -> str:
     try:
         return metadata.version(package)

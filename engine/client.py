@@ -7,6 +7,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from kgp.agents.retriever import Retrieval, Retriever
 from kgp.errors import DocumentError
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.readers import supported_suffixes
@@ -91,6 +92,28 @@ class KnowledgeGraph:
 
     def close(self) -> None:
         self.store.close()
+
+    def retrieve(
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        scorer: str = "embedding",
+        seeder: str = "hybrid",
+    ) -> Retrieval:
+        """Evidence for a question: seeds, then Algorithm 1 (``k`` passages, default the
+        settings' budget). Each passage has its text, score, document, page and the path that
+        reached it."""
+        retriever = Retriever(
+            self.store,
+            self.encoder.encode,
+            seeder=seeder,
+            scorer=scorer,
+            seeds=self.settings.seeds,
+            branching=self.settings.branching,
+            max_df=self.settings.keyword_max_df,
+        )
+        return retriever.retrieve(question, k or self.settings.budget)
 
     def stats(self) -> GraphCounts:
         """Node counts by label and relationship counts by type."""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings as hypothesis_settings
+from kgp.ingest.embedding import Encoder
 from kgp.stores import FalkorStore, GraphStore, Neo4jStore
 
 from tests.graphs import DIM
@@ -80,6 +81,12 @@ def store(shared_store: GraphStore) -> GraphStore:
     """The module's store, emptied for this test."""
     shared_store.clear()
     return shared_store
+
+
+@pytest.fixture(scope="session")
+def encoder() -> Encoder:
+    """The real default encoder, loaded once per test session."""
+    return Encoder(model="all-MiniLM-L6-v2", device="cpu").load()
 
 
 @pytest.fixture

@@ -190,3 +190,25 @@ def test_sync_watch_follows_the_folder(tmp_path: Path, data_dir: Path) -> None:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
     assert proc.returncode in (0, 130)
+
+
+def test_retrieve_prints_passages_and_paths(tmp_path: Path, data_dir: Path) -> None:
+    from tests.test_examples import EXAMPLES
+
+    assert kgp("--data-dir", str(data_dir), "--quiet", "sync", str(EXAMPLES)).returncode == 0
+    done = kgp(
+        "--data-dir", str(data_dir), "retrieve", "Who manages Alder Creek?", "--k", "12", "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) == {"question", "passages", "seeds", "timings", "store_calls"}
+    assert len(result["passages"]) == 12
+    assert {"id", "text", "score", "document", "page", "path", "hop"} <= set(result["passages"][0])
+    assert any("Mira Kovac" in p["text"] for p in result["passages"])
+    human = kgp("--data-dir", str(data_dir), "retrieve", "Who manages Alder Creek?", "--k", "3")
+    assert human.returncode == 0 and "stations.md" in human.stdout
+    empty = kgp("--data-dir", str(data_dir), "retrieve", " ")
+    assert (
+        empty.returncode == 1
+        and empty.stderr.strip() == "kgp: error: the question is empty; ask something"
+    )

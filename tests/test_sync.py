@@ -26,11 +26,6 @@ from tests.corpus_files import TEXTS, make_image_pdf, make_pdf, write_corpus
 WRITES = {"write_document", "delete_document", "replace_similar"}
 
 
-@pytest.fixture(scope="session")
-def encoder() -> Encoder:
-    return Encoder(model="all-MiniLM-L6-v2", device="cpu").load()
-
-
 class Graph:
     """A data directory with an open store and a syncer."""
 
