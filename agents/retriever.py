@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from kgp.agents.scorers import EmbeddingScorer
+from kgp.agents.scorers import EmbeddingScorer, TfidfScorer
 from kgp.agents.seeders import Seeder
 from kgp.agents.traversal import traverse
 from kgp.errors import ConfigurationError
@@ -16,7 +16,7 @@ from kgp.stores.base import GraphStore
 from kgp.stores.model import EdgeKind
 from kgp.stores.tracer import QueryEvent
 
-SCORERS = ("embedding",)
+SCORERS = ("embedding", "tfidf")
 MAX_QUESTION_CHARS = 4000
 
 
@@ -73,7 +73,11 @@ class Retriever:
         self.store = store
         self.seeder = Seeder(store, embed, seeder)
         self._rows: dict[str, dict[str, Any]] = {}
-        self.scorer = EmbeddingScorer(embed, self._texts, self._vectors)
+        self.scorer: EmbeddingScorer | TfidfScorer = (
+            EmbeddingScorer(embed, self._texts, self._vectors)
+            if scorer == "embedding"
+            else TfidfScorer(self._texts)
+        )
         self.seed_count = seeds
         self.branching = branching
         self.kinds = tuple(kinds)

@@ -226,7 +226,9 @@ def retrieve(
     ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="The question to find evidence for.")],
     k: Annotated[int | None, typer.Option("--k", help="Passages to retrieve (default 30).")] = None,
-    scorer: Annotated[str, typer.Option(help="Traversal scorer: embedding.")] = "embedding",
+    scorer: Annotated[
+        str, typer.Option(help="Traversal scorer: embedding or tfidf.")
+    ] = "embedding",
     seeder: Annotated[str, typer.Option(help="Seeder: hybrid, vector or fulltext.")] = "hybrid",
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
 ) -> None:

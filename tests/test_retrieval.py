@@ -73,3 +73,26 @@ def test_empty_graph(tmp_path: Path, encoder: Encoder) -> None:
 def test_reciprocal_rank_fusion() -> None:
     fused = reciprocal_rank_fusion([["a", "b", "c"], ["c", "a"]], 3)
     assert [pid for pid, _ in fused] == ["a", "c", "b"]
+
+
+def test_tfidf_scorer_prefers_shared_rare_terms() -> None:
+    from kgp.agents.scorers import TfidfScorer
+
+    texts = {
+        "a": "Cedar Hollow recorded the most rain",
+        "b": "Cedar Hollow station serves the northern farms.",
+        "c": "Birchfield ran its pumps",
+        "e": "other words entirely",
+    }
+    scorer = TfidfScorer(lambda ids: {i: texts[i] for i in ids})
+    scores = scorer("Which station recorded the most rain?", [("a",), ("e",)], [["b", "c"], ["c"]])
+    assert scores[0][0] > 0.1 and scores[0][1] == 0.0 and scores[1] == [0.0]
+
+
+def test_retrieve_with_the_tfidf_scorer(kg: KnowledgeGraph) -> None:
+    result = kg.retrieve(
+        "Who is the maintenance lead and where are spare pumps kept?", k=15, scorer="tfidf"
+    )
+    assert len(result.passages) == 15
+    assert any(p.hop > 0 for p in result.passages)
+    assert any("Jonas Weber" in p.text for p in result.passages)
