@@ -107,6 +107,8 @@ class Retriever:
             ids, self.kinds, limit=self.neighbour_limit, max_df=self.max_df
         ):
             found.setdefault(n.source, []).append(n.target)
+        # the scorer needs the paths' texts and the candidates' vectors: one fetch for the hop
+        self._load([*ids, *(t for targets in found.values() for t in targets)])
         return found
 
     def retrieve(self, question: str, k: int = 30) -> Retrieval:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 from kgp.stores.base import GraphStore
-from kgp.stores.model import SimilarEdge
+from kgp.stores.model import SimilarEdge, passage_document
 
 METHOD = "knn"
 SCORE_DECIMALS = 6
@@ -61,8 +61,7 @@ class SimilarityLinker:
             self._cache.pop(next(iter(self._cache)))
 
     def forget(self, doc_id: str) -> None:
-        prefix = doc_id + "#passage="
-        for pid in [p for p in self._cache if p.startswith(prefix)]:
+        for pid in [p for p in self._cache if passage_document(p) == doc_id]:
             del self._cache[pid]
 
     def _slack(self) -> int:
@@ -86,8 +85,8 @@ class SimilarityLinker:
                 excluded.append(doc_id)
         found = self.store.knn_candidates(vectors, limit=self._slack(), exclude_docs=excluded)
         group_docs = {doc_id for doc_id, _, _ in documents}
-        stored = self._vectors(cid for _, cid in found)
-        stored = {k: v for k, v in stored.items() if self._owner(k, group_docs) is None}
+        # older versions of this group's documents are about to be replaced: not candidates
+        stored = self._vectors(cid for _, cid in found if passage_document(cid) not in group_docs)
         hits: list[list[str]] = [[] for _ in vectors]
         for i, cid in found:
             if cid in stored:
@@ -104,11 +103,6 @@ class SimilarityLinker:
             seen.update(own)
             offset += len(ids)
         return out
-
-    @staticmethod
-    def _owner(passage: str, docs: set[str]) -> str | None:
-        doc = passage.rsplit("#passage=", 1)[0]
-        return doc if doc in docs else None
 
     def refill(self, batch: int = 500) -> int:
         """Recompute the neighbours of flagged passages (each once); returns how many."""

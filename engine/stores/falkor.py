@@ -66,8 +66,7 @@ class FalkorStore(GraphStore):
             return self
         self.server.start()
         atexit.register(self.close)
-        self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
-        self._graph = self._db.select_graph(self.graph_name)
+        self._connect()
         return self
 
     def close(self) -> None:
@@ -114,14 +113,17 @@ class FalkorStore(GraphStore):
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
 
+    def _connect(self) -> None:
+        self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
+        self._graph = self._db.select_graph(self.graph_name)
+
     def _reload_after_failed_write(self) -> None:
         """Reload the graph from the append-only file, which never holds a failed query (see
         ``EmbeddedServer.reload``); the in-memory rollback of a failed query is not trusted."""
         if self._db is not None:
             self._db.connection.close()
         self.server.reload()
-        self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
-        self._graph = self._db.select_graph(self.graph_name)
+        self._connect()
 
     def _fulltext_query(self, terms: Sequence[str]) -> str:
         return " | ".join(terms)

@@ -33,6 +33,11 @@ def passage_id(doc_id: str, ordinal: int) -> str:
     return f"{doc_id}#passage={ordinal}"
 
 
+def passage_document(pid: str) -> str:
+    """The document id of a passage id (the inverse of ``passage_id``)."""
+    return pid.rsplit("#passage=", 1)[0]
+
+
 def table_id(doc_id: str, page: int, index: int) -> str:
     return f"{doc_id}#page={page}&table={index}"
 
