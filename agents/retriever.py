@@ -8,16 +8,22 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from kgp.agents.models import model_scorer
 from kgp.agents.scorers import EmbeddingScorer, TfidfScorer
-from kgp.agents.seeders import Seeder
-from kgp.agents.traversal import traverse
+from kgp.agents.seeders import Seeder, reciprocal_rank_fusion
+from kgp.agents.traversal import Score, traverse
 from kgp.errors import ConfigurationError
+from kgp.settings import Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import EdgeKind
 from kgp.stores.tracer import QueryEvent
 
-SCORERS = ("embedding", "tfidf")
+SCORERS = ("embedding", "embedding-text", "tfidf", "mdr", "t5", "llm")
+# the final order of the K passages: as visited, by similarity to the question alone, or both
+# fused by reciprocal rank
+ORDERS = ("visit", "question", "fused")
 MAX_QUESTION_CHARS = 4000
+CACHE_ROWS = 200_000  # passages a retriever keeps in memory between questions
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,29 +71,90 @@ class Retriever:
         kinds: Iterable[EdgeKind] = tuple(EdgeKind),
         neighbour_limit: int = 30,
         max_df: int = 50,
+        order: str = "fused",
+        settings: Settings | None = None,
     ) -> None:
+        """``settings`` give the model paths and endpoint of the mdr, t5 and llm scorers."""
         if scorer not in SCORERS:
             raise ConfigurationError(
                 f"unknown scorer {scorer!r}; available here: {', '.join(SCORERS)}"
             )
+        if order not in ORDERS:
+            raise ConfigurationError(f"unknown order {order!r}; choose one of {', '.join(ORDERS)}")
         self.store = store
-        self.seeder = Seeder(store, embed, seeder)
+        self._embed = embed
+        self._encoded: dict[str, np.ndarray] = {}
+        self.seeder = Seeder(store, self._embed_question, seeder, self._texts)
+        self.order = order
         self._rows: dict[str, dict[str, Any]] = {}
-        self.scorer: EmbeddingScorer | TfidfScorer = (
-            EmbeddingScorer(embed, self._texts, self._vectors)
-            if scorer == "embedding"
-            else TfidfScorer(self._texts)
-        )
+        self.settings = settings
+        self.scorer = self._make_scorer(scorer)
         self.seed_count = seeds
         self.branching = branching
         self.kinds = tuple(kinds)
         self.neighbour_limit = neighbour_limit
         self.max_df = max_df
 
+    def _make_scorer(self, name: str) -> Score:
+        if name == "tfidf":
+            return TfidfScorer(self._texts)
+        if name.startswith("embedding"):
+            return EmbeddingScorer(
+                self._embed_question,
+                self._texts,
+                self._vectors,
+                encode_paths=name == "embedding-text",
+            )
+        if self.settings is None:
+            raise ConfigurationError(f"scorer {name!r} needs settings (its model or endpoint)")
+        return model_scorer(
+            name,
+            self.settings,
+            embed=self._embed_question,
+            texts=self._texts,
+            vectors=self._vectors,
+        )
+
+    def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        return self._texts(ids)
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return self._vectors(ids)
+
+    def forget(self) -> None:
+        """Drop cached passages (after the graph changed)."""
+        self._rows.clear()
+
+    def _embed_question(self, texts: list[str]) -> np.ndarray:
+        """The encoder, remembering the question's vector (the seeder and the final ordering
+        both need it)."""
+        if len(texts) != 1:
+            return self._embed(texts)
+        if texts[0] not in self._encoded:
+            self._encoded = {texts[0]: self._embed(texts)}
+        return self._encoded[texts[0]]
+
+    def _ordered(self, question: str, ids: list[str]) -> list[str]:
+        if self.order == "visit" or len(ids) < 2:
+            return ids
+        vectors = self._vectors(ids)
+        query = self._embed_question([question])[0]
+        similar = sorted(
+            ids,
+            key=lambda i: -float(np.dot(query, vectors[i])) if i in vectors else float("inf"),
+        )
+        if self.order == "question":
+            return similar
+        return [pid for pid, _ in reciprocal_rank_fusion([ids, similar], len(ids))]
+
     def _load(self, ids: Sequence[str]) -> None:
         missing = [i for i in ids if i not in self._rows]
         if missing:
-            self._rows.update(self.store.passage_vectors(missing))
+            if len(self._rows) + len(missing) > CACHE_ROWS:
+                self._rows.clear()
+            for pid, row in self.store.passage_vectors(missing).items():
+                row["embedding"] = np.asarray(row["embedding"], dtype=np.float32)
+                self._rows[pid] = row
 
     def _texts(self, ids: Sequence[str]) -> dict[str, str]:
         self._load(ids)
@@ -95,11 +162,7 @@ class Retriever:
 
     def _vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         self._load(ids)
-        return {
-            i: np.asarray(self._rows[i]["embedding"], dtype=np.float32)
-            for i in ids
-            if i in self._rows
-        }
+        return {i: self._rows[i]["embedding"] for i in ids if i in self._rows}
 
     def _expand(self, ids: Sequence[str]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {i: [] for i in ids}
@@ -138,8 +201,8 @@ class Retriever:
             question, seeds, self._expand, self.scorer, budget=k, branching=self.branching
         )
         walked = time.perf_counter()
-        ids = walk.ids()
-        self._load(ids)
+        self._load(walk.ids())
+        ids = self._ordered(question, walk.ids())
         docs = self.store.fetch_nodes(
             {str(self._rows[i]["doc_id"]) for i in ids if i in self._rows}
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from kgp.agents.traversal import Path
@@ -12,9 +13,11 @@ from kgp.ingest.keywords import terms
 
 
 class EmbeddingScorer:
-    """The sentence encoder zero-shot: f encodes the question followed by the path's passages,
-    g is the candidate's stored embedding, φ the inner product (cosine: both are normalised).
-    One encoder call per hop (all paths of the hop in one batch)."""
+    """The sentence encoder zero-shot: g is the candidate's stored embedding, φ the inner product
+    (cosine: both are normalised), f the question with the path's passages. With
+    ``encode_paths`` f encodes the concatenated text (one encoder call per hop, all paths in one
+    batch); without, f composes vectors: the question's embedding plus the mean of the path's
+    stored passage embeddings, normalised, so a hop costs no encoder call at all."""
 
     name = "embedding"
 
@@ -25,7 +28,90 @@ class EmbeddingScorer:
         vectors: Callable[[Sequence[str]], Mapping[str, np.ndarray]],
         *,
         max_path_passages: int = 3,
+        encode_paths: bool = False,
     ) -> None:
+        self.embed = embed
+        self.texts = texts
+        self.vectors = vectors
+        self.max_path_passages = max_path_passages
+        self.encode_paths = encode_paths
+
+    def __call__(
+        self, question: str, paths: Sequence[Path], candidates: Sequence[Sequence[str]]
+    ) -> list[list[float]]:
+        encoded = (
+            self._encode(question, paths) if self.encode_paths else self._compose(question, paths)
+        )
+        pool = self.vectors(sorted({c for row in candidates for c in row}))
+        return inner_products(encoded, candidates, pool)
+
+    def _compose(self, question: str, paths: Sequence[Path]) -> np.ndarray:
+        query = self.embed([question])[0]
+        stored = self.vectors(sorted({pid for path in paths for pid in path}))
+        rows = []
+        for path in paths:
+            held = [stored[p] for p in path[-self.max_path_passages :] if p in stored]
+            row = query + np.mean(held, axis=0) if held else query
+            rows.append(row / (np.linalg.norm(row) or 1.0))
+        return np.stack(rows)
+
+    def _encode(self, question: str, paths: Sequence[Path]) -> np.ndarray:
+        return self.embed(path_queries(question, paths, self.texts, self.max_path_passages))
+
+
+class MdrScorer:
+    """A fine-tuned bi-encoder (MDR-style): f encodes the question followed by the path's
+    passages, g encodes the candidate with the same model (cached by id, since the graph's
+    stored vectors come from the graph's encoder), φ the inner product. One encoder call for
+    the paths and one for unseen candidates per hop."""
+
+    name = "mdr"
+
+    def __init__(
+        self,
+        encode: Callable[[list[str]], np.ndarray],
+        texts: Callable[[Sequence[str]], Mapping[str, str]],
+        *,
+        max_path_passages: int = 3,
+        cache_size: int = 100_000,
+    ) -> None:
+        self.encode = encode
+        self.texts = texts
+        self.max_path_passages = max_path_passages
+        self.cache_size = cache_size
+        self._g: dict[str, np.ndarray] = {}
+
+    def __call__(
+        self, question: str, paths: Sequence[Path], candidates: Sequence[Sequence[str]]
+    ) -> list[list[float]]:
+        encoded = self.encode(path_queries(question, paths, self.texts, self.max_path_passages))
+        wanted = sorted({c for row in candidates for c in row} - self._g.keys())
+        if wanted:
+            if len(self._g) + len(wanted) > self.cache_size:
+                self._g.clear()
+            text = self.texts(wanted)
+            found = [c for c in wanted if c in text]
+            self._g.update(zip(found, self.encode([text[c] for c in found]), strict=True))
+        return inner_products(encoded, candidates, self._g)
+
+
+class GeneratedEvidenceScorer:
+    """``t5`` and ``llm``: a model writes the evidence each path still needs (Listing 1 of the
+    paper); f is that text embedded by the graph's encoder, g the candidate's stored embedding,
+    φ the inner product. One generation call and one encoder call per hop."""
+
+    def __init__(
+        self,
+        name: str,
+        generator: Any,
+        embed: Callable[[list[str]], np.ndarray],
+        texts: Callable[[Sequence[str]], Mapping[str, str]],
+        vectors: Callable[[Sequence[str]], Mapping[str, np.ndarray]],
+        *,
+        max_path_passages: int = 3,
+    ) -> None:
+        self.name = name
+        self.generator = generator
         self.embed = embed
         self.texts = texts
         self.vectors = vectors
@@ -34,20 +120,34 @@ class EmbeddingScorer:
     def __call__(
         self, question: str, paths: Sequence[Path], candidates: Sequence[Sequence[str]]
     ) -> list[list[float]]:
-        needed = {pid for path in paths for pid in path[-self.max_path_passages :]}
-        text = self.texts(sorted(needed))
-        queries = [
-            " ".join([question, *(text.get(pid, "") for pid in path[-self.max_path_passages :])])
-            for path in paths
-        ]
-        encoded = self.embed(queries)
+        text = self.texts(sorted({p for path in paths for p in path}))
+        evidence = [[text.get(p, "") for p in path[-self.max_path_passages :]] for path in paths]
+        written = self.generator.next_evidence(question, evidence)
+        # an empty generation falls back to the question, so the hop still ranks sensibly
+        encoded = self.embed([w or question for w in written])
         pool = self.vectors(sorted({c for row in candidates for c in row}))
-        out: list[list[float]] = []
-        for i, row in enumerate(candidates):
-            out.append(
-                [float(np.dot(encoded[i], pool[c])) if c in pool else float("-inf") for c in row]
-            )
-        return out
+        return inner_products(encoded, candidates, pool)
+
+
+def path_queries(
+    question: str,
+    paths: Sequence[Path],
+    texts: Callable[[Sequence[str]], Mapping[str, str]],
+    keep: int,
+) -> list[str]:
+    """f's input for each path: the question followed by the path's last ``keep`` passages."""
+    text = texts(sorted({pid for path in paths for pid in path[-keep:]}))
+    return [" ".join([question, *(text.get(pid, "") for pid in path[-keep:])]) for path in paths]
+
+
+def inner_products(
+    encoded: np.ndarray, candidates: Sequence[Sequence[str]], pool: Mapping[str, np.ndarray]
+) -> list[list[float]]:
+    """φ for each path's candidates; a candidate without a vector ranks last."""
+    return [
+        [float(np.dot(encoded[i], pool[c])) if c in pool else float("-inf") for c in row]
+        for i, row in enumerate(candidates)
+    ]
 
 
 class TfidfScorer:
@@ -75,19 +175,28 @@ class TfidfScorer:
             + sum((bags[p] for p in path[-self.max_path_passages :]), Counter())
             for path in paths
         ]
-        df: Counter[str] = Counter()
-        for bag in [*bags.values(), *queries]:
-            df.update(bag.keys())
-        total = len(bags) + len(queries)
+        return tfidf_cosines(queries, [[bags[c] for c in row] for row in candidates])
 
-        def weigh(bag: Counter[str]) -> dict[str, float]:
-            vec = {t: n * math.log((1 + total) / (1 + df[t])) + 0.0 for t, n in bag.items()}
-            norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-            return {t: v / norm for t, v in vec.items()}
 
-        weighted = {pid: weigh(bag) for pid, bag in bags.items()}
-        out: list[list[float]] = []
-        for query, row in zip(queries, candidates, strict=True):
-            q = weigh(query)
-            out.append([sum(w * weighted[c].get(t, 0.0) for t, w in q.items()) for c in row])
-        return out
+def tfidf_cosines(
+    queries: Sequence[Counter[str]], candidates: Sequence[Sequence[Counter[str]]]
+) -> list[list[float]]:
+    """Cosine of TF-IDF vectors: each query against its own candidates. IDF over every bag
+    given (queries and candidates), so no corpus statistics are needed."""
+    bags = {id(b): b for row in candidates for b in row}
+    df: Counter[str] = Counter()
+    for bag in [*bags.values(), *queries]:
+        df.update(bag.keys())
+    total = len(bags) + len(queries)
+
+    def weigh(bag: Counter[str]) -> dict[str, float]:
+        vec = {t: n * math.log((1 + total) / (1 + df[t])) + 0.0 for t, n in bag.items()}
+        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        return {t: v / norm for t, v in vec.items()}
+
+    weighted = {key: weigh(bag) for key, bag in bags.items()}
+    out: list[list[float]] = []
+    for query, row in zip(queries, candidates, strict=True):
+        q = weigh(query)
+        out.append([sum(w * weighted[id(c)].get(t, 0.0) for t, w in q.items()) for c in row])
+    return out

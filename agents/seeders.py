@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+from kgp.agents.scorers import tfidf_cosines
 from kgp.errors import ConfigurationError
+from kgp.ingest.keywords import terms
 from kgp.stores.base import GraphStore
 
 Seeds = list[tuple[str, float]]
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
+TFIDF_POOL = 5  # the tfidf seeder re-ranks this many full-text hits per seed wanted
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], limit: int) -> Seeds:
@@ -22,12 +26,19 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], limit: int) -> See
 
 
 class Seeder:
-    """Seeds from the store: ``vector``, ``fulltext`` or ``hybrid`` (both, fused by RRF)."""
+    """Seeds from the store: ``vector`` (the vector index), ``fulltext`` (the full-text index:
+    BM25 in Neo4j, TF-IDF in FalkorDB), ``tfidf`` (the paper's g: full-text hits re-ranked by
+    TF-IDF cosine with the question, IDF over the hits) or ``hybrid`` (vector and full-text,
+    fused by reciprocal rank). ``texts`` gives passages' texts (the tfidf seeder needs them)."""
 
-    KINDS = ("hybrid", "vector", "fulltext")
+    KINDS = ("hybrid", "vector", "fulltext", "tfidf")
 
     def __init__(
-        self, store: GraphStore, embed: Callable[[list[str]], np.ndarray], kind: str = "hybrid"
+        self,
+        store: GraphStore,
+        embed: Callable[[list[str]], np.ndarray],
+        kind: str = "hybrid",
+        texts: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
     ) -> None:
         if kind not in self.KINDS:
             raise ConfigurationError(
@@ -36,13 +47,29 @@ class Seeder:
         self.store = store
         self.embed = embed
         self.kind = kind
+        self.texts = texts or self._fetch_texts
+
+    def _fetch_texts(self, ids: Sequence[str]) -> dict[str, str]:
+        return {i: str(row["text"]) for i, row in self.store.passage_vectors(ids).items()}
 
     def seeds(self, question: str, count: int) -> Seeds:
         if self.kind == "fulltext":
             return [(h.id, h.score) for h in self.store.fulltext_search(question, count)]
+        if self.kind == "tfidf":
+            return self._tfidf(question, count)
         vector = self.embed([question])[0].tolist()
         dense = self.store.vector_search(vector, count if self.kind == "vector" else 2 * count)
         if self.kind == "vector":
             return [(h.id, h.score) for h in dense]
         lexical = self.store.fulltext_search(question, 2 * count)
         return reciprocal_rank_fusion([[h.id for h in dense], [h.id for h in lexical]], count)
+
+    def _tfidf(self, question: str, count: int) -> Seeds:
+        pool = [h.id for h in self.store.fulltext_search(question, TFIDF_POOL * count)]
+        if not pool:
+            return []
+        text = self.texts(pool)
+        bags = [Counter(terms(text.get(pid, ""))) for pid in pool]
+        (scores,) = tfidf_cosines([Counter(terms(question))], [bags])
+        ranked = sorted(zip(pool, scores, strict=True), key=lambda item: (-item[1], item[0]))
+        return ranked[:count]

@@ -25,6 +25,7 @@ class KnowledgeGraph:
         self.settings = settings
         self.store = store
         self._encoder: Encoder | None = None
+        self._retrievers: dict[tuple[str, str, str], Retriever] = {}
 
     @property
     def encoder(self) -> Encoder:
@@ -47,13 +48,19 @@ class KnowledgeGraph:
     ) -> SyncReport:
         """Make the graph equal to the folder: add new files, replace changed ones, remove
         deleted ones. Files that cannot be read are listed in the report's ``skipped``."""
-        return self.syncer(on_progress).sync_folder(Path(folder))
+        try:
+            return self.syncer(on_progress).sync_folder(Path(folder))
+        finally:
+            self._changed()
 
     def sync_corpus(self, path: str | Path, *, prefix: str | None = None) -> SyncReport:
         """Load a ``[{title, text}]`` JSON corpus, one passage per entry."""
         settings = corpus_settings(self.settings)
         syncer = Syncer(store=self.store, settings=settings, encoder=self.encoder)
-        return syncer.sync_corpus(Path(path), prefix=prefix)
+        try:
+            return syncer.sync_corpus(Path(path), prefix=prefix)
+        finally:
+            self._changed()
 
     def add(self, path: str | Path, *, root: str | Path | None = None) -> SyncReport:
         """Add or replace one file; its id is its path relative to ``root`` (default: its
@@ -72,12 +79,18 @@ class KnowledgeGraph:
                 else f"unsupported format; kgp reads {', '.join(supported_suffixes())}"
             )
             raise DocumentError(f"{file}: {reason}")
-        syncer.sync_candidates(found, report)
+        try:
+            syncer.sync_candidates(found, report)
+        finally:
+            self._changed()
         return report
 
     def remove(self, doc_id: str) -> bool:
         """Remove one document (by id, the path relative to the synced root)."""
-        return self.syncer().remove(doc_id)
+        try:
+            return self.syncer().remove(doc_id)
+        finally:
+            self._changed()
 
     def __enter__(self) -> Self:
         return self
@@ -93,27 +106,45 @@ class KnowledgeGraph:
     def close(self) -> None:
         self.store.close()
 
+    def retriever(
+        self, *, scorer: str | None = None, seeder: str | None = None, order: str = "fused"
+    ) -> Retriever:
+        """A retriever bound to this graph (default scorer and seeder from the settings). The
+        client keeps one per configuration: models load once and passages stay cached between
+        questions until the graph changes."""
+        key = (scorer or self.settings.scorer, seeder or self.settings.seeder, order)
+        if key not in self._retrievers:
+            self._retrievers[key] = Retriever(
+                self.store,
+                self.encoder.encode,
+                scorer=key[0],
+                seeder=key[1],
+                order=order,
+                seeds=self.settings.seeds,
+                branching=self.settings.branching,
+                max_df=self.settings.keyword_max_df,
+                settings=self.settings,
+            )
+        return self._retrievers[key]
+
+    def _changed(self) -> None:
+        for retriever in self._retrievers.values():
+            retriever.forget()
+
     def retrieve(
         self,
         question: str,
         k: int | None = None,
         *,
-        scorer: str = "embedding",
-        seeder: str = "hybrid",
+        scorer: str | None = None,
+        seeder: str | None = None,
     ) -> Retrieval:
         """Evidence for a question: seeds, then Algorithm 1 (``k`` passages, default the
         settings' budget). Each passage has its text, score, document, page and the path that
         reached it."""
-        retriever = Retriever(
-            self.store,
-            self.encoder.encode,
-            seeder=seeder,
-            scorer=scorer,
-            seeds=self.settings.seeds,
-            branching=self.settings.branching,
-            max_df=self.settings.keyword_max_df,
+        return self.retriever(scorer=scorer, seeder=seeder).retrieve(
+            question, k or self.settings.budget
         )
-        return retriever.retrieve(question, k or self.settings.budget)
 
     def stats(self) -> GraphCounts:
         """Node counts by label and relationship counts by type."""

@@ -9,7 +9,8 @@ failed, where, and what to do::
     ├── StoreUnavailableError   the graph store cannot be started, reached or logged into
     ├── StoreError              the store rejected or failed a query
     ├── DocumentError           a document cannot be read or ingested
-    └── ModelMissingError       a model path or package is missing
+    ├── ModelMissingError       a model path or package is missing
+    └── LlmError                the language-model endpoint failed or cannot be reached
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ class DocumentError(KgpError):
 
 class ModelMissingError(KgpError):
     """A model directory or package that kgp needs is not there."""
+
+
+class LlmError(KgpError):
+    """The OpenAI-compatible endpoint failed, timed out or cannot be reached."""
 
 
 class KgpWarning(UserWarning):

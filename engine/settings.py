@@ -74,6 +74,13 @@ class Settings(BaseSettings):
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: SecretStr = SecretStr("")
+    llm_timeout: float = Field(default=60.0, gt=0)  # seconds per request
+    llm_retries: int = Field(default=4, ge=0, le=20)  # after the first try, with backoff
+    llm_context_tokens: int = Field(default=6000, ge=256)  # the reader's context budget
+    llm_answer_tokens: int = Field(default=256, ge=1)
+
+    mdr_model: str | None = None  # a sentence-transformers directory (kgp train writes one)
+    t5_model: str | None = None  # a seq2seq model directory
 
     passage_mode: PassageMode = PassageMode.SENTENCE
     window_chars: int = Field(default=250, ge=50, le=10_000)
@@ -88,6 +95,8 @@ class Settings(BaseSettings):
     budget: int = Field(default=30, ge=1, le=10_000)
     seeds: int = Field(default=10, ge=1, le=1_000)
     branching: int = Field(default=3, ge=1, le=100)
+    seeder: str = "vector"
+    scorer: str = "embedding"
 
     @field_validator("data_dir", mode="after")
     @classmethod

@@ -375,7 +375,10 @@ def corpus_candidates(path: Path, prefix: str) -> Iterable[Candidate]:
             continue
         seen.add((title, text))
         data = json.dumps({"title": title, "text": text}, ensure_ascii=False).encode()
-        read = ReadDocument(title=title, kind="corpus", pages=(Page(1, (Section("", text),)),))
+        # the title leads the passage, as in dense retrievers' "title + text" convention: a
+        # Wikipedia-style paragraph often names its subject only in the title
+        body = f"{title}\n{text}" if title else text
+        read = ReadDocument(title=title, kind="corpus", pages=(Page(1, (Section("", body),)),))
         doc_id = f"{prefix}/{n}"
         yield Candidate(doc_id, doc_id, _fixed(data, read), len(data))
 
