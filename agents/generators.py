@@ -42,7 +42,9 @@ class T5Generator:
                 "seq2seq model directory, e.g. one written by kgp train"
             )
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+        from transformers.utils import logging as hf_logging
 
+        hf_logging.disable_progress_bar()
         self.device = resolve_device(device)
         try:
             self.tokenizer: Any = AutoTokenizer.from_pretrained(self.path, local_files_only=True)

@@ -72,10 +72,8 @@ class ChatClient:
             )
         except RetryError as exc:
             last = exc.last_attempt.exception()
-            raise LlmError(
-                f"language model at {self.base_url} failed after {self.retries + 1} tries: "
-                f"{_describe(last)}"
-            ) from None
+            tries = f" failed after {self.retries + 1} tries" if self.retries else ""
+            raise LlmError(f"language model at {self.base_url}{tries}: {_describe(last)}") from None
         except Exception as exc:  # the openai package's own errors, translated here
             raise LlmError(f"language model at {self.base_url}: {_describe(exc)}") from None
         try:

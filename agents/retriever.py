@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 from kgp.agents.models import model_scorer
-from kgp.agents.scorers import EmbeddingScorer, TfidfScorer
+from kgp.agents.scorers import EmbeddingScorer, SumScorer, TfidfScorer
 from kgp.agents.seeders import Seeder, reciprocal_rank_fusion
+from kgp.agents.structural import detect, resolve
 from kgp.agents.traversal import Score, traverse
 from kgp.errors import ConfigurationError
 from kgp.settings import Settings
@@ -18,7 +22,7 @@ from kgp.stores.base import GraphStore
 from kgp.stores.model import EdgeKind
 from kgp.stores.tracer import QueryEvent
 
-SCORERS = ("embedding", "embedding-text", "tfidf", "mdr", "t5", "llm")
+SCORERS = ("tfidf", "embedding", "hybrid", "embedding-text", "mdr", "t5", "llm")
 # the final order of the K passages: as visited, by similarity to the question alone, or both
 # fused by reciprocal rank
 ORDERS = ("visit", "question", "fused")
@@ -35,6 +39,7 @@ class RetrievedPassage:
     page: int
     path: list[str]
     hop: int
+    kind: str = "passage"  # or "table" (its text is the table's Markdown)
 
 
 @dataclass
@@ -42,11 +47,40 @@ class Retrieval:
     question: str
     passages: list[RetrievedPassage] = field(default_factory=list)
     seeds: list[dict[str, Any]] = field(default_factory=list)
+    structure: dict[str, Any] | None = None  # pages and tables the question named, if any
     timings: dict[str, float] = field(default_factory=dict)
     store_calls: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def save(self, store: GraphStore, *, scorer: str, seeder: str) -> str:
+        """Keep this retrieval in the graph as a ``Trace`` (for Neo4j Browser); its id."""
+        created = datetime.now(UTC).isoformat(timespec="seconds")
+        digest = hashlib.sha256(f"{created}|{self.question}".encode()).hexdigest()[:10]
+        trace = {
+            "id": f"trace-{created}-{digest}",
+            "question": self.question,
+            "created": created,
+            "scorer": scorer,
+            "seeder": seeder,
+        }
+        rows = [
+            {"id": p.id, "rank": rank, "hop": p.hop, "score": p.score, "kind": p.kind}
+            for rank, p in enumerate(self.passages, start=1)
+        ]
+        steps = {
+            (a, b): {"source": a, "target": b, "hop": hop}
+            for p in self.passages
+            if p.kind == "passage" and p.hop > 0
+            for hop, (a, b) in enumerate(itertools.pairwise(p.path), start=1)
+        }
+        return store.save_trace(
+            trace,
+            [{k: v for k, v in r.items() if k != "kind"} for r in rows if r["kind"] == "passage"],
+            [{k: v for k, v in r.items() if k != "kind"} for r in rows if r["kind"] == "table"],
+            list(steps.values()),
+        )
 
 
 def clean_question(question: str) -> str:
@@ -64,14 +98,14 @@ class Retriever:
         store: GraphStore,
         embed: Callable[[list[str]], np.ndarray],
         *,
-        seeder: str = "hybrid",
+        seeder: str = "vector",
         scorer: str = "embedding",
         seeds: int = 10,
         branching: int = 3,
         kinds: Iterable[EdgeKind] = tuple(EdgeKind),
         neighbour_limit: int = 30,
         max_df: int = 50,
-        order: str = "fused",
+        order: str = "question",
         settings: Settings | None = None,
     ) -> None:
         """``settings`` give the model paths and endpoint of the mdr, t5 and llm scorers."""
@@ -98,6 +132,8 @@ class Retriever:
     def _make_scorer(self, name: str) -> Score:
         if name == "tfidf":
             return TfidfScorer(self._texts)
+        if name == "hybrid":
+            return SumScorer("hybrid", [self._make_scorer("embedding"), TfidfScorer(self._texts)])
         if name.startswith("embedding"):
             return EmbeddingScorer(
                 self._embed_question,
@@ -195,34 +231,60 @@ class Retriever:
 
     def _retrieve(self, question: str, k: int, calls: Callable[[], int]) -> Retrieval:
         started = time.perf_counter()
-        seeds = self.seeder.seeds(question, min(self.seed_count, k))
+        # at most a third of the budget goes to seeds, so a small k still leaves room to hop
+        seeds = self.seeder.seeds(question, min(self.seed_count, max(1, -(-k // 3))))
         seeded = time.perf_counter()
         walk = traverse(
             question, seeds, self._expand, self.scorer, budget=k, branching=self.branching
         )
         walked = time.perf_counter()
         self._load(walk.ids())
-        ids = self._ordered(question, walk.ids())
-        docs = self.store.fetch_nodes(
-            {str(self._rows[i]["doc_id"]) for i in ids if i in self._rows}
+        ids = [i for i in self._ordered(question, walk.ids()) if i in self._rows]
+        reference = detect(question)
+        structure = resolve(
+            self.store,
+            question,
+            reference,
+            list(dict.fromkeys(str(self._rows[i]["doc_id"]) for i in ids)),
         )
-        passages = []
+        resolved = time.perf_counter()
+        items = structure.items[: max(1, k - min(5, k // 3))] if structure.items else []
+        taken = {item.id for item in items}
+        ids = [i for i in ids if i not in taken][: k - len(items)]
+        docs = self.store.fetch_nodes(
+            {item.doc_id for item in items} | {str(self._rows[i]["doc_id"]) for i in ids}
+        )
+
+        def document(doc_id: str) -> dict[str, str]:
+            node = docs.get(doc_id, {})
+            return {
+                "id": doc_id,
+                "path": str(node.get("path", "")),
+                "title": str(node.get("title", "")),
+            }
+
+        passages = [
+            RetrievedPassage(
+                id=item.id,
+                text=item.text,
+                score=1.0,
+                document=document(item.doc_id),
+                page=item.page,
+                path=[item.via, item.id] if item.via != item.id else [item.id],
+                hop=0,
+                kind=item.kind,
+            )
+            for item in items
+        ]
         for pid in ids:
-            row = self._rows.get(pid)
-            if row is None:
-                continue
-            doc = docs.get(str(row["doc_id"]), {})
+            row = self._rows[pid]
             visit = walk.visits[pid]
             passages.append(
                 RetrievedPassage(
                     id=pid,
                     text=str(row["text"]),
                     score=round(visit.score, 6),
-                    document={
-                        "id": str(row["doc_id"]),
-                        "path": str(doc.get("path", "")),
-                        "title": str(doc.get("title", "")),
-                    },
+                    document=document(str(row["doc_id"])),
                     page=int(row.get("page") or 1),
                     path=list(visit.path),
                     hop=visit.hop,
@@ -233,10 +295,12 @@ class Retriever:
             question=question,
             passages=passages,
             seeds=[{"id": s, "score": round(float(v), 6)} for s, v in seeds],
+            structure=structure.as_dict() if reference else None,
             timings={
                 "seed_ms": round(1000 * (seeded - started), 2),
                 "traverse_ms": round(1000 * (walked - seeded), 2),
-                "fetch_ms": round(1000 * (done - walked), 2),
+                "structure_ms": round(1000 * (resolved - walked), 2),
+                "fetch_ms": round(1000 * (done - resolved), 2),
                 "total_ms": round(1000 * (done - started), 2),
             },
             store_calls=calls(),

@@ -200,3 +200,21 @@ def tfidf_cosines(
         q = weigh(query)
         out.append([sum(w * weighted[id(c)].get(t, 0.0) for t, w in q.items()) for c in row])
     return out
+
+
+class SumScorer:
+    """Several scorers at once: φ is the sum of their scores (``hybrid``: the sentence
+    encoder's cosine plus the TF-IDF cosine, both in [-1, 1])."""
+
+    def __init__(self, name: str, parts: Sequence[Callable[..., list[list[float]]]]) -> None:
+        self.name = name
+        self.parts = list(parts)
+
+    def __call__(
+        self, question: str, paths: Sequence[Path], candidates: Sequence[Sequence[str]]
+    ) -> list[list[float]]:
+        tables = [part(question, paths, candidates) for part in self.parts]
+        return [
+            [sum(table[i][j] for table in tables) for j in range(len(row))]
+            for i, row in enumerate(candidates)
+        ]

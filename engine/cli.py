@@ -221,15 +221,42 @@ def _watch(kg: KnowledgeGraph, folder: Path, *, as_json: bool, out: Console) -> 
             _print_report(report, out)
 
 
+def _print_passages(passages: list[Any], out: Console, *, marks: set[str] | None = None) -> None:
+    for rank, passage in enumerate(passages, start=1):
+        via = " <- ".join(reversed(passage.path[:-1])) or "seed"
+        cited = "*" if marks and passage.id in marks else " "
+        out.print(
+            f"{rank:>2}.{cited}[{passage.score:.3f}] {passage.document['path']} p.{passage.page} "
+            f"({passage.id}): {passage.text}",
+            highlight=False,
+            markup=False,
+        )
+        out.print(f"      hop {passage.hop}, via {via}", highlight=False, markup=False, style="dim")
+
+
+ScorerOption = Annotated[
+    str | None,
+    typer.Option(help="Traversal scorer: embedding, tfidf, mdr, t5 or llm (KGP_SCORER)."),
+]
+SeederOption = Annotated[
+    str | None, typer.Option(help="Seeder: vector, hybrid, fulltext or tfidf (KGP_SEEDER).")
+]
+KOption = Annotated[
+    int | None, typer.Option("--k", help="Passages to retrieve (default KGP_BUDGET, 30).")
+]
+
+
 @app.command()
 def retrieve(
     ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="The question to find evidence for.")],
-    k: Annotated[int | None, typer.Option("--k", help="Passages to retrieve (default 30).")] = None,
-    scorer: Annotated[
-        str, typer.Option(help="Traversal scorer: embedding or tfidf.")
-    ] = "embedding",
-    seeder: Annotated[str, typer.Option(help="Seeder: hybrid, vector or fulltext.")] = "hybrid",
+    k: KOption = None,
+    scorer: ScorerOption = None,
+    seeder: SeederOption = None,
+    save_trace: Annotated[
+        bool,
+        typer.Option(help="Keep this retrieval in the graph as a Trace (see cypher/browser/)."),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
 ) -> None:
     """Retrieve evidence for a question with the KGP traversal; print passages and their paths.
@@ -237,33 +264,78 @@ def retrieve(
     Example: kgp retrieve "Which station recorded the most rain?" --k 5
     """
     state: Context = ctx.obj
+    trace_id = None
     try:
         settings = state.settings()
         with state.store(settings) as graph_store:
             kg = KnowledgeGraph(settings=settings, store=graph_store)
             result = kg.retrieve(question, k, scorer=scorer, seeder=seeder)
+            if save_trace:
+                trace_id = result.save(
+                    graph_store,
+                    scorer=scorer or settings.scorer,
+                    seeder=seeder or settings.seeder,
+                )
     except KgpError as exc:
         raise fail(str(exc)) from None
     if as_json:
-        emit_json(result.as_dict())
+        emit_json({**result.as_dict(), "trace": trace_id})
         return
     out = Console(soft_wrap=True)
     if not result.passages:
         out.print("no passages found (is the graph empty? run kgp sync FOLDER)", highlight=False)
-    for rank, passage in enumerate(result.passages, start=1):
-        via = " <- ".join(reversed(passage.path[:-1])) or "seed"
-        out.print(
-            f"{rank:>2}. [{passage.score:.3f}] {passage.document['path']} p.{passage.page}: "
-            f"{passage.text}",
-            highlight=False,
-            markup=False,
-        )
-        out.print(f"      hop {passage.hop}, via {via}", highlight=False, markup=False, style="dim")
+    _print_passages(result.passages, out)
     err.print(
         f"{len(result.passages)} passages in {result.timings['total_ms']:.0f} ms, "
         f"{result.store_calls} store calls",
         highlight=False,
     )
+    if trace_id:
+        err.print(f"trace saved: {trace_id}", highlight=False)
+
+
+@app.command()
+def ask(
+    ctx: typer.Context,
+    question: Annotated[str, typer.Argument(help="The question to answer.")],
+    k: KOption = None,
+    scorer: ScorerOption = None,
+    seeder: SeederOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+) -> None:
+    """Answer a question from the graph with the configured chat model, citing passages.
+
+    Without a model (KGP_LLM_BASE_URL, KGP_LLM_MODEL) it prints the evidence and says so.
+    Example: kgp ask "Which station recorded the most rain, and what does it serve?"
+    """
+    state: Context = ctx.obj
+    try:
+        settings = state.settings()
+        with state.store(settings) as graph_store:
+            kg = KnowledgeGraph(settings=settings, store=graph_store)
+            answer = kg.ask(question, k, scorer=scorer, seeder=seeder)
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    failed = answer.error is not None and settings.llm_base_url and settings.llm_model
+    if as_json:
+        emit_json(answer.as_dict())
+    else:
+        out = Console(soft_wrap=True)
+        if answer.answer is not None:
+            out.print(f"Answer: {answer.answer}", highlight=False, markup=False)
+            cited = [p for p in answer.passages if p.id in set(answer.cited)]
+            out.print(
+                f"\nCited ({len(cited)} of {len(answer.context)} passages given to the model):",
+                highlight=False,
+            )
+            _print_passages(cited, out)
+        else:
+            out.print("Evidence:", highlight=False)
+            _print_passages(answer.passages, out)
+            if not failed:
+                err.print(f"no answer: {answer.error}", highlight=False)
+    if failed:
+        raise fail(f"no answer: {answer.error}")
 
 
 def _version(package: str) -> str:

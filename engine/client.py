@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from kgp.agents.retriever import Retrieval, Retriever
-from kgp.errors import DocumentError
+from kgp.agents.llm import ChatClient
+from kgp.agents.reader import Answer, Reader
+from kgp.agents.retriever import SCORERS, Retrieval, Retriever
+from kgp.errors import ConfigurationError, DocumentError, LlmError
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.readers import supported_suffixes
 from kgp.ingest.sync import Progress, Syncer, SyncReport, corpus_settings
@@ -107,12 +110,16 @@ class KnowledgeGraph:
         self.store.close()
 
     def retriever(
-        self, *, scorer: str | None = None, seeder: str | None = None, order: str = "fused"
+        self, *, scorer: str | None = None, seeder: str | None = None, order: str = "question"
     ) -> Retriever:
         """A retriever bound to this graph (default scorer and seeder from the settings). The
         client keeps one per configuration: models load once and passages stay cached between
         questions until the graph changes."""
         key = (scorer or self.settings.scorer, seeder or self.settings.seeder, order)
+        if key[0] not in SCORERS:
+            raise ConfigurationError(
+                f"unknown scorer {key[0]!r}; choose one of {', '.join(SCORERS)}"
+            )
         if key not in self._retrievers:
             self._retrievers[key] = Retriever(
                 self.store,
@@ -145,6 +152,49 @@ class KnowledgeGraph:
         return self.retriever(scorer=scorer, seeder=seeder).retrieve(
             question, k or self.settings.budget
         )
+
+    def ask(
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        scorer: str | None = None,
+        seeder: str | None = None,
+    ) -> Answer:
+        """Retrieve evidence, then answer with the configured chat model, citing the passages
+        used. Without a configured model, or when it fails, the answer is ``None``, ``error``
+        says why and the evidence is still there."""
+        retrieval = self.retrieve(question, k, scorer=scorer, seeder=seeder)
+        settings = self.settings
+        if not settings.llm_base_url or not settings.llm_model:
+            return Answer(
+                retrieval.question,
+                None,
+                passages=retrieval.passages,
+                error="no reader is configured (set KGP_LLM_BASE_URL and KGP_LLM_MODEL)",
+                timings=retrieval.timings,
+            )
+        started = time.perf_counter()
+        try:
+            reader = Reader(
+                ChatClient(settings),
+                context_tokens=settings.llm_context_tokens,
+                answer_tokens=settings.llm_answer_tokens,
+            )
+            answer = reader.read(retrieval.question, retrieval.passages)
+        except LlmError as exc:
+            return Answer(
+                retrieval.question,
+                None,
+                passages=retrieval.passages,
+                error=str(exc),
+                timings=retrieval.timings,
+            )
+        answer.timings = {
+            **retrieval.timings,
+            "read_ms": round(1000 * (time.perf_counter() - started), 2),
+        }
+        return answer
 
     def stats(self) -> GraphCounts:
         """Node counts by label and relationship counts by type."""

@@ -1,6 +1,6 @@
 """Writes documents/rainfall-2024.pdf, the example PDF with a ruled table (PyMuPDF).
 
-    python examples/make_report.py
+python examples/make_report.py
 """
 
 from pathlib import Path

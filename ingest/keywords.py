@@ -7,6 +7,7 @@ change them, and sync stays incremental."""
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -225,11 +226,82 @@ def terms(text: str) -> list[str]:
     return out
 
 
-class KeywordExtractor:
-    """Top ``count`` TF-IDF terms of each passage, plus the document title."""
+_NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*", re.UNICODE)
+_CONNECTORS = frozenset(
+    ["of", "de", "del", "della", "da", "di", "la", "le", "von", "van", "der", "du"]
+)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_PUNCT = ',;:!?"“”‘()[]'
+_PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
 
-    def __init__(self, *, count: int = 5) -> None:
+
+def names(text: str, limit: int = 8) -> list[str]:
+    """Proper names a passage mentions, lower-cased: runs of capitalised words (with "of",
+    "de", "van"... inside; the parts on either side count too), and single capitalised words
+    that do not start a sentence. They join the passage's keywords, so a passage that names
+    something shares a keyword with the passages titled by that name: entity links in the
+    lexical space (the paper's TAGME graph, with the knowledge base's titles as entities)."""
+    found: list[str] = []
+
+    def flush(run: list[str], start: int) -> None:
+        while run and run[-1] in _CONNECTORS:
+            run.pop()
+        if not run:
+            return
+        parts: list[list[str]] = [[]]
+        for word in run:
+            if word in _CONNECTORS:
+                parts.append([])
+            else:
+                parts[-1].append(word)
+        pieces = [(run, start == 0)]
+        if len(parts) > 1:  # "Thomas Tucker of South Carolina": each side is a name too
+            pieces += [(p, start == 0 and i == 0) for i, p in enumerate(parts)]
+        for chunk, at_start in pieces:
+            if not chunk or (len(chunk) == 1 and (len(chunk[0]) < 3 or at_start)):
+                continue
+            phrase = " ".join(chunk).lower().rstrip(".")
+            if phrase not in STOPWORDS and phrase not in found:
+                found.append(phrase)
+
+    for sentence in _SENTENCES.split(text):
+        run: list[str] = []
+        start = 0
+        for index, token in enumerate(sentence.split()):
+            word = token.strip(_PUNCT).rstrip(".")
+            capital = bool(word) and word[0].isupper() and bool(_NAME_WORD.fullmatch(word))
+            if capital and (run or word.lower() not in STOPWORDS):
+                if not run:
+                    start = index
+                run.append(word)
+            elif run and token in _CONNECTORS:
+                run.append(token)
+            else:
+                flush(run, start)
+                run = []
+            if run and token[-1] in _PUNCT:
+                flush(run, start)
+                run = []
+        flush(run, start)
+        if len(found) >= limit:
+            break
+    return found[:limit]
+
+
+def title_terms(title: str) -> list[str]:
+    """The title as keywords: whole, and without a trailing "(disambiguation)" part."""
+    whole = " ".join(title.lower().split())
+    short = _PARENTHETICAL.sub("", whole)
+    return [t for t in dict.fromkeys([whole, short]) if t]
+
+
+class KeywordExtractor:
+    """Top ``count`` TF-IDF terms of each passage, the proper names it mentions, and the
+    document title."""
+
+    def __init__(self, *, count: int = 5, names: int = 8) -> None:
         self.count = count
+        self.names = names
 
     def extract(
         self, passages: Sequence[str], *, title: str = "", extra: Sequence[Sequence[str]] = ()
@@ -240,7 +312,7 @@ class KeywordExtractor:
         for bag in bags:
             df.update(bag.keys())
         n = len(bags)
-        title_term = " ".join(title.lower().split())
+        titles = title_terms(title)
         out: list[tuple[str, ...]] = []
         for i, bag in enumerate(bags):
             total = sum(bag.values()) or 1
@@ -252,11 +324,11 @@ class KeywordExtractor:
                 ),
             )
             chosen = [term for term, _ in scored[: self.count]]
-            for more in extra[i] if i < len(extra) else ():
+            named = names(passages[i], self.names) if self.names else []
+            for more in [*named, *(extra[i] if i < len(extra) else ())]:
                 more = " ".join(more.lower().split())
                 if more and more not in chosen:
                     chosen.append(more)
-            if title_term and title_term not in chosen:
-                chosen.append(title_term)
+            chosen += [t for t in titles if t not in chosen]
             out.append(tuple(chosen))
         return out

@@ -197,13 +197,38 @@ def test_retrieve_prints_passages_and_paths(tmp_path: Path, data_dir: Path) -> N
 
     assert kgp("--data-dir", str(data_dir), "--quiet", "sync", str(EXAMPLES)).returncode == 0
     done = kgp(
-        "--data-dir", str(data_dir), "retrieve", "Who manages Alder Creek?", "--k", "12", "--json"
+        "--data-dir",
+        str(data_dir),
+        "retrieve",
+        "Who manages Alder Creek?",
+        "--k",
+        "12",
+        "--json",
+        "--seeder",
+        "hybrid",
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert set(result) == {"question", "passages", "seeds", "timings", "store_calls"}
+    assert set(result) == {
+        "question",
+        "passages",
+        "seeds",
+        "structure",
+        "timings",
+        "store_calls",
+        "trace",
+    }
     assert len(result["passages"]) == 12
-    assert {"id", "text", "score", "document", "page", "path", "hop"} <= set(result["passages"][0])
+    assert set(result["passages"][0]) == {
+        "id",
+        "text",
+        "score",
+        "document",
+        "page",
+        "path",
+        "hop",
+        "kind",
+    }
     assert any("Mira Kovac" in p["text"] for p in result["passages"])
     human = kgp("--data-dir", str(data_dir), "retrieve", "Who manages Alder Creek?", "--k", "3")
     assert human.returncode == 0 and "stations.md" in human.stdout

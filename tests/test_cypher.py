@@ -42,7 +42,7 @@ def test_queries_used_by_both_stores_exist_in_both_dialects() -> None:
 
 def test_every_query_named_in_code_exists() -> None:
     named = set()
-    for path in (REPO / "engine").rglob("*.py"):
+    for path in [*(REPO / "engine").rglob("*.py"), *(REPO / "agents").rglob("*.py")]:
         named |= set(re.findall(r'(?:run|load)\(\s*"([a-z_]+)"', path.read_text()))
         named |= set(re.findall(r'"((?:index|constraint|neighbours)_[a-z_]+)"', path.read_text()))
     available = set(cypher.names("neo4j")) | set(cypher.names("falkordb"))
@@ -81,6 +81,7 @@ def lint(files: list[Path]) -> tuple[int, dict[str, list[dict[str, object]]]]:
 
 def test_neo4j_queries_pass_neo4j_analyzer() -> None:
     files = sorted((REPO / "cypher" / "neo4j").glob("*.cypher"))
+    files += sorted((REPO / "cypher" / "browser").glob("*.cypher"))  # Browser's saved queries
     code, report = lint(files)
     problems = {Path(f).name: d for f, d in report.items() if d}
     assert code == 0 and problems == {}, json.dumps(problems, indent=1)

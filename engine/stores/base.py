@@ -165,6 +165,39 @@ class GraphStore(ABC):
             out[str(row["id"])] = {"label": row["label"], **props}
         return out
 
+    def page_contents(self, numbers: Iterable[int]) -> list[Row]:
+        """Pages with these numbers in every document: ``doc_id``, ``number``, ``passages``
+        (id, text) and ``tables`` (id, markdown), in reading order."""
+        wanted = sorted({int(n) for n in numbers})
+        if not wanted:
+            return []
+        return [
+            {
+                "doc_id": str(r["doc_id"]),
+                "number": int(r["number"]),
+                "passages": [dict(x) for x in r["passages"]],
+                "tables": [dict(x) for x in r["tables"]],
+            }
+            for r in self.run("page_contents", {"numbers": wanted})
+        ]
+
+    def save_trace(
+        self,
+        trace: Mapping[str, Any],
+        items: Sequence[Row],
+        tables: Sequence[Row],
+        steps: Sequence[Row],
+    ) -> str:
+        """Keep a retrieval in the graph (one query): a ``Trace`` node, ``RETRIEVED`` to each
+        passage (``items``) and table, ``STEP`` along each reasoning path."""
+        params = {"trace": dict(trace), "items": list(items), "tables": list(tables)}
+        rows = self.run("save_trace", {**params, "steps": list(steps)}, write=True)
+        return str(rows[0]["id"]) if rows else str(trace["id"])
+
+    def tables(self) -> list[Row]:
+        """Every table (id, doc_id, page, index, markdown) in document order."""
+        return [dict(r) for r in self.run("document_tables")]
+
     def counts(self) -> GraphCounts:
         labels = {str(r["name"]): int(r["count"]) for r in self.run("count_labels")}
         rels = {str(r["name"]): int(r["count"]) for r in self.run("count_relationships")}

@@ -1,0 +1,114 @@
+"""The reader: the KGP paper's answer prompt (Listings 3 and 4) over the retrieved passages,
+through an OpenAI-compatible chat endpoint. The context is cut to the model's budget, passages
+are numbered, and the model is asked to cite the numbers it used, which map back to passage
+ids."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kgp.agents.llm import ChatClient
+from kgp.agents.retriever import RetrievedPassage
+
+INSTRUCTION = "Given the following question and contexts, create a final answer to the question."
+SHORT = "Please answer in less than 6 words."
+CITE = (
+    "After the answer, cite the numbers of the contexts you used in square brackets, "
+    "for example [2][5]."
+)
+PROMPT_OVERHEAD_TOKENS = 120
+_CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+@dataclass
+class Answer:
+    question: str
+    answer: str | None
+    cited: list[str] = field(default_factory=list)  # ids of the passages the answer cites
+    context: list[str] = field(default_factory=list)  # ids of the passages the model saw
+    passages: list[RetrievedPassage] = field(default_factory=list)
+    error: str | None = None  # why there is no answer (no reader configured, endpoint failed)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate (about four characters per token for English)."""
+    return len(text) // 4 + 1
+
+
+def fit_context(passages: Sequence[RetrievedPassage], budget: int) -> list[RetrievedPassage]:
+    """Passages in rank order while they fit ``budget`` tokens; the first is cut to fit."""
+    kept: list[RetrievedPassage] = []
+    used = 0
+    for passage in passages:
+        cost = estimate_tokens(passage.text) + 3
+        if used + cost > budget:
+            if not kept and budget > 16:  # never send an empty context: cut the first
+                text = passage.text[: 4 * (budget - 8)]
+                kept.append(RetrievedPassage(**{**asdict(passage), "text": text}))
+            break
+        kept.append(passage)
+        used += cost
+    return kept
+
+
+def answer_prompt(
+    question: str, contexts: Sequence[str], *, short: bool = True, cite: bool = True
+) -> str:
+    """Listing 3 of the paper: instruction, question, numbered contexts, question again, answer
+    cue; with ``cite``, one added sentence asking for the contexts' numbers."""
+    lines = [INSTRUCTION, "=====", f"QUESTION: {question}", "=====", "CONTEXT:"]
+    lines += [f"{n}: {text}" for n, text in enumerate(contexts, start=1)]
+    cue = " ".join(
+        part for part in ("ANSWER:", SHORT if short else "", CITE if cite else "") if part
+    )
+    lines += ["=====", f"QUESTION: {question}", "=====", cue]
+    return "\n".join(lines)
+
+
+def parse_citations(reply: str, count: int) -> tuple[str, list[int]]:
+    """The answer without its citation marks, and the cited context numbers (1-based, valid
+    only)."""
+    numbers: list[int] = []
+    for match in _CITATION.finditer(reply):
+        numbers += [int(n) for n in match.group(1).split(",")]
+    text = " ".join(_CITATION.sub(" ", reply).split()).strip()
+    return text, [n for n in dict.fromkeys(numbers) if 1 <= n <= count]
+
+
+class Reader:
+    def __init__(
+        self,
+        client: ChatClient,
+        *,
+        context_tokens: int = 6000,
+        answer_tokens: int = 256,
+        short: bool = True,
+    ) -> None:
+        self.client = client
+        self.context_tokens = context_tokens
+        self.answer_tokens = answer_tokens
+        self.short = short
+
+    def read(self, question: str, passages: Sequence[RetrievedPassage]) -> Answer:
+        budget = self.context_tokens - self.answer_tokens - PROMPT_OVERHEAD_TOKENS
+        budget -= 2 * estimate_tokens(question)
+        context = fit_context(passages, max(budget, 0))
+        prompt = answer_prompt(question, [p.text for p in context], short=self.short)
+        reply = self.client.complete(
+            [{"role": "user", "content": prompt}], max_tokens=self.answer_tokens
+        )
+        text, numbers = parse_citations(reply, len(context))
+        return Answer(
+            question=question,
+            answer=text,
+            cited=[context[n - 1].id for n in numbers],
+            context=[p.id for p in context],
+            passages=list(passages),
+        )

@@ -1,0 +1,172 @@
+"""Structural questions (the KGP paper's PDFTriage-style questions): "In Table 3, which
+station…", "summarise page 5", "what changed between page 1 and page 2". References to pages and
+tables are found by rules, then resolved to the Page and Table nodes of the documents the
+question is about: a page's content is its passages and tables, a table's its Markdown."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgp.stores.base import GraphStore
+
+ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+}
+_NUMBER = r"(\d{1,4}|" + "|".join(ORDINALS) + ")"
+_LIST = _NUMBER + r"((?:\s*(?:,|and|&|or|to|-|–|vs\.?|versus)\s*" + _NUMBER + r")*)"
+_PAGE = re.compile(r"\b(?:pages?|pp?\.)\s*" + _LIST, re.IGNORECASE)
+_PAGE_AFTER = re.compile(r"\b" + _NUMBER + r"\s+page\b", re.IGNORECASE)  # "the second page"
+_TABLE = re.compile(r"\btables?\s*" + _LIST, re.IGNORECASE)
+_TABLE_AFTER = re.compile(r"\b" + _NUMBER + r"\s+table\b", re.IGNORECASE)
+_SPLIT = re.compile(r"\s*(?:,|and|&|or|to|-|–|vs\.?|versus)\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """The pages and tables a question names (1-based numbers)."""
+
+    pages: tuple[int, ...] = ()
+    tables: tuple[int, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.pages or self.tables)
+
+
+def _number(token: str) -> int:
+    return ORDINALS.get(token.lower()) or int(token)
+
+
+def _numbers(match: re.Match[str]) -> list[int]:
+    tokens = [match.group(1), *(t for t in _SPLIT.split(match.group(2) or "") if t)]
+    values = [_number(t) for t in tokens if t.isdigit() or t.lower() in ORDINALS]
+    # "pages 3 to 5" / "pages 3-5": the range
+    if len(values) == 2 and re.search(r"\d\s*(?:to|-|–)\s*\d", match.group(0)):
+        low, high = sorted(values)
+        if high - low <= 20:
+            return list(range(low, high + 1))
+    return values
+
+
+def detect(question: str) -> Reference:
+    """Page and table references in a question, by rules."""
+    pages = [n for m in _PAGE.finditer(question) for n in _numbers(m)]
+    pages += [_number(m.group(1)) for m in _PAGE_AFTER.finditer(question)]
+    tables = [n for m in _TABLE.finditer(question) for n in _numbers(m)]
+    tables += [_number(m.group(1)) for m in _TABLE_AFTER.finditer(question)]
+    return Reference(
+        tuple(dict.fromkeys(n for n in pages if n > 0)),
+        tuple(dict.fromkeys(n for n in tables if n > 0)),
+    )
+
+
+@dataclass
+class StructuralItem:
+    """One piece of structural evidence: a page's passage or a table's Markdown."""
+
+    id: str
+    doc_id: str
+    page: int
+    text: str
+    kind: str  # "passage" or "table"
+    via: str  # the Page or Table node that answered the reference
+
+
+@dataclass
+class Resolution:
+    reference: Reference
+    documents: list[str] = field(default_factory=list)
+    items: list[StructuralItem] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "pages": list(self.reference.pages),
+            "tables": list(self.reference.tables),
+            "documents": self.documents,
+        }
+
+
+def _mentions(question: str, node: dict[str, Any]) -> bool:
+    lowered = question.lower()
+    title = str(node.get("title", "")).strip().lower()
+    path = str(node.get("path", "")).lower()
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return bool(
+        (title and len(title) > 3 and title in lowered)
+        or (stem and len(stem) > 3 and (stem in lowered or stem.replace("-", " ") in lowered))
+    )
+
+
+def resolve(
+    store: GraphStore,
+    question: str,
+    reference: Reference,
+    ranked_documents: Sequence[str],
+    *,
+    max_documents: int = 1,
+) -> Resolution:
+    """The Page and Table nodes a reference points at, in the documents the question is about:
+    documents it names (by title or file name) or else the best-ranked documents of content
+    retrieval (``ranked_documents``) that have such pages or tables."""
+    result = Resolution(reference)
+    if not reference:
+        return result
+    pages = store.page_contents(reference.pages) if reference.pages else []
+    tables: dict[str, list[dict[str, Any]]] = {}
+    if reference.tables:
+        for row in store.tables():
+            tables.setdefault(str(row["doc_id"]), []).append(row)
+    holders = {str(p["doc_id"]) for p in pages} | {
+        doc for doc, rows in tables.items() if any(n <= len(rows) for n in reference.tables)
+    }
+    if not holders:
+        return result
+    nodes = store.fetch_nodes(holders)
+    named = [d for d in sorted(holders) if _mentions(question, nodes.get(d, {}))]
+    rank = {doc: i for i, doc in reversed(list(enumerate(ranked_documents)))}
+    chosen = named or sorted(holders, key=lambda d: (rank.get(d, len(rank)), d))[:max_documents]
+    result.documents = chosen
+    for doc in chosen:
+        for page in (p for p in pages if p["doc_id"] == doc):
+            via = f"{doc}#page={page['number']}"
+            for x in page["passages"]:
+                result.items.append(
+                    StructuralItem(
+                        str(x["id"]), doc, page["number"], str(x["text"]), "passage", via
+                    )
+                )
+            for x in page["tables"]:
+                result.items.append(
+                    StructuralItem(
+                        str(x["id"]), doc, page["number"], str(x["markdown"]), "table", via
+                    )
+                )
+        for n in reference.tables:
+            rows = tables.get(doc, [])
+            if n <= len(rows):
+                row = rows[n - 1]
+                result.items.append(
+                    StructuralItem(
+                        str(row["id"]),
+                        doc,
+                        int(row["page"]),
+                        str(row["markdown"]),
+                        "table",
+                        str(row["id"]),
+                    )
+                )
+    # a table on a named page and named as "Table n" appears once
+    seen: set[str] = set()
+    result.items = [i for i in result.items if not (i.id in seen or seen.add(i.id))]
+    return result
