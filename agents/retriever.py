@@ -15,7 +15,7 @@ from kgp.agents.models import model_scorer
 from kgp.agents.scorers import EmbeddingScorer, SumScorer, TfidfScorer
 from kgp.agents.seeders import Seeder, reciprocal_rank_fusion
 from kgp.agents.structural import detect, resolve
-from kgp.agents.traversal import Score, traverse
+from kgp.agents.traversal import Score, Traversal, Visit, traverse
 from kgp.errors import ConfigurationError
 from kgp.settings import Settings
 from kgp.stores.base import GraphStore
@@ -25,7 +25,7 @@ from kgp.stores.tracer import QueryEvent
 SCORERS = ("tfidf", "embedding", "hybrid", "embedding-text", "mdr", "t5", "llm")
 # the final order of the K passages: as visited, by similarity to the question alone, or both
 # fused by reciprocal rank
-ORDERS = ("visit", "question", "fused")
+ORDERS = ("visit", "question", "fused", "paths")
 MAX_QUESTION_CHARS = 4000
 CACHE_ROWS = 200_000  # passages a retriever keeps in memory between questions
 
@@ -170,7 +170,8 @@ class Retriever:
             self._encoded = {texts[0]: self._embed(texts)}
         return self._encoded[texts[0]]
 
-    def _ordered(self, question: str, ids: list[str]) -> list[str]:
+    def _ordered(self, question: str, walk: Traversal) -> list[str]:
+        ids = walk.ids()
         if self.order == "visit" or len(ids) < 2:
             return ids
         vectors = self._vectors(ids)
@@ -181,6 +182,19 @@ class Retriever:
         )
         if self.order == "question":
             return similar
+        if self.order == "paths":  # each seed, by similarity, then its best-scored child
+            children: dict[str, list[Visit]] = {}
+            for visit in walk.visits.values():
+                if visit.parent is not None:
+                    children.setdefault(visit.parent, []).append(visit)
+            out: dict[str, None] = {}
+            for pid in similar:
+                if walk.visits[pid].hop == 0:
+                    out[pid] = None
+                    best = max(children.get(pid, []), key=lambda v: v.score, default=None)
+                    if best is not None:
+                        out[best.id] = None
+            return list(dict.fromkeys([*out, *similar]))
         return [pid for pid, _ in reciprocal_rank_fusion([ids, similar], len(ids))]
 
     def _load(self, ids: Sequence[str]) -> None:
@@ -239,7 +253,7 @@ class Retriever:
         )
         walked = time.perf_counter()
         self._load(walk.ids())
-        ids = [i for i in self._ordered(question, walk.ids()) if i in self._rows]
+        ids = [i for i in self._ordered(question, walk) if i in self._rows]
         reference = detect(question)
         structure = resolve(
             self.store,

@@ -206,7 +206,9 @@ class SumScorer:
     """Several scorers at once: φ is the sum of their scores (``hybrid``: the sentence
     encoder's cosine plus the TF-IDF cosine, both in [-1, 1])."""
 
-    def __init__(self, name: str, parts: Sequence[Callable[..., list[list[float]]]]) -> None:
+    def __init__(
+        self, name: str, parts: Sequence[Callable[..., Sequence[Sequence[float]]]]
+    ) -> None:
         self.name = name
         self.parts = list(parts)
 

@@ -167,6 +167,8 @@ def resolve(
                     )
                 )
     # a table on a named page and named as "Table n" appears once
-    seen: set[str] = set()
-    result.items = [i for i in result.items if not (i.id in seen or seen.add(i.id))]
+    unique: dict[str, StructuralItem] = {}
+    for item in result.items:
+        unique.setdefault(item.id, item)
+    result.items = list(unique.values())
     return result
