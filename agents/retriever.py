@@ -99,7 +99,7 @@ class Retriever:
         embed: Callable[[list[str]], np.ndarray],
         *,
         seeder: str = "vector",
-        scorer: str = "embedding",
+        scorer: str = "hybrid",
         seeds: int = 10,
         branching: int = 3,
         kinds: Iterable[EdgeKind] = tuple(EdgeKind),

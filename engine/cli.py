@@ -269,6 +269,7 @@ def retrieve(
         settings = state.settings()
         with state.store(settings) as graph_store:
             kg = KnowledgeGraph(settings=settings, store=graph_store)
+            kg.encoder.load()  # the timings are the question's, not the model's loading
             result = kg.retrieve(question, k, scorer=scorer, seeder=seeder)
             if save_trace:
                 trace_id = result.save(
@@ -313,6 +314,7 @@ def ask(
         settings = state.settings()
         with state.store(settings) as graph_store:
             kg = KnowledgeGraph(settings=settings, store=graph_store)
+            kg.encoder.load()
             answer = kg.ask(question, k, scorer=scorer, seeder=seeder)
     except KgpError as exc:
         raise fail(str(exc)) from None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from kgp.errors import ConfigurationError
@@ -95,8 +95,9 @@ class Settings(BaseSettings):
     budget: int = Field(default=30, ge=1, le=10_000)
     seeds: int = Field(default=10, ge=1, le=1_000)
     branching: int = Field(default=3, ge=1, le=100)
-    seeder: str = "vector"
-    scorer: str = "embedding"
+    # chosen on train/ by tests/bench/retrieval_bench.py (README, Retrieval)
+    seeder: Literal["vector", "hybrid", "fulltext", "tfidf"] = "vector"
+    scorer: Literal["tfidf", "embedding", "hybrid", "embedding-text", "mdr", "t5", "llm"] = "tfidf"
 
     @field_validator("data_dir", mode="after")
     @classmethod

@@ -26,12 +26,6 @@ from kgp.stores.tracer import QueryEvent, Tracer
 
 Row = dict[str, Any]
 
-NEIGHBOUR_QUERIES = {
-    EdgeKind.SIMILAR: "neighbours_similar",
-    EdgeKind.NEXT: "neighbours_next",
-    EdgeKind.KEYWORD: "neighbours_keyword",
-}
-
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -143,16 +137,15 @@ class GraphStore(ABC):
         limit: int = 50,
         max_df: int = 50,
     ) -> list[Neighbour]:
-        """Neighbours of many passages at once: one query per edge kind, at most ``limit`` per
-        passage and kind; keywords used by more than ``max_df`` passages are not expanded."""
+        """Neighbours of many passages at once, all edge kinds in one query: at most ``limit``
+        per passage and kind; keywords used by more than ``max_df`` passages are not
+        expanded."""
         id_list = list(dict.fromkeys(ids))
-        if not id_list:
+        wanted = [k.value for k in dict.fromkeys(EdgeKind(k) for k in kinds)]
+        if not id_list or not wanted:
             return []
-        found: list[Neighbour] = []
-        for kind in dict.fromkeys(EdgeKind(k) for k in kinds):
-            params = {"ids": id_list, "limit": limit, "max_df": max_df}
-            found.extend(neighbour_rows(self.run(NEIGHBOUR_QUERIES[kind], params), kind))
-        return found
+        params = {"ids": id_list, "kinds": wanted, "limit": limit, "max_df": max_df}
+        return neighbour_rows(self.run("neighbours", params))
 
     def fetch_nodes(self, ids: Iterable[str]) -> dict[str, Row]:
         """Nodes by id (passages, pages, tables, documents): ``{id: {label, **properties}}``."""

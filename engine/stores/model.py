@@ -244,5 +244,8 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
     }
 
 
-def neighbour_rows(rows: Iterable[Mapping[str, Any]], kind: EdgeKind) -> list[Neighbour]:
-    return [Neighbour(str(r["source"]), str(r["target"]), kind, float(r["weight"])) for r in rows]
+def neighbour_rows(rows: Iterable[Mapping[str, Any]]) -> list[Neighbour]:
+    return [
+        Neighbour(str(r["source"]), str(r["target"]), EdgeKind(r["kind"]), float(r["weight"]))
+        for r in rows
+    ]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import kgp
+from kgp.ingest.encoder import resolve_encoder
 from kgp.qa import QaItem, SharedCorpus, load_corpus, load_qa, shared_corpus
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,7 +38,16 @@ FILES = {
     ("train", "hotpotqa"): ("train/hotpotqa_train.json", None),
     ("train", "2wiki"): ("train/2wiki_train.json", "train/2wiki_corpus.json"),
 }
-DEFAULT_CONFIGS = ["dense", "hybrid+embedding", "hybrid+tfidf", "vector+embedding"]
+DEFAULT_CONFIGS = [
+    "dense",
+    "vector+tfidf",
+    "vector+hybrid",
+    "vector+embedding",
+    "hybrid+tfidf",
+    "tfidf+tfidf",
+    "vector+mdr",
+    "vector+embedding-text",
+]
 
 
 @dataclass
@@ -80,14 +90,17 @@ def runner(kg: kgp.KnowledgeGraph, config: str, k: int) -> Callable[[str], list[
 
         return dense
     seeder, scorer, *order = config.split("+")
-    retriever = kg.retriever(scorer=scorer, seeder=seeder, order=(order or ["fused"])[0])
+    retriever = kg.retriever(scorer=scorer, seeder=seeder, order=(order or ["question"])[0])
     return lambda question: [p.id for p in retriever.retrieve(question, k).passages]
 
 
 def bench_set(args: argparse.Namespace, name: str, root: Path) -> dict[str, dict[str, float]]:
     items, corpus = build(args.split, name, args.limit)
     data_dir = root / f"{args.split}-{name}"
-    with kgp.open(data_dir=data_dir, knn_k=args.knn_k) as kg:
+    models = {"mdr_model": args.mdr_model or str(resolve_encoder("all-MiniLM-L6-v2"))}
+    if args.t5_model:
+        models["t5_model"] = args.t5_model
+    with kgp.open(data_dir=data_dir, knn_k=args.knn_k, **models) as kg:
         started = time.perf_counter()
         report = kg.sync_corpus(corpus.write(root / f"{args.split}-{name}.json"), prefix=name)
         print(
@@ -120,6 +133,8 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=30)
     parser.add_argument("--knn-k", type=int, default=5)
     parser.add_argument("--data-dir", type=Path, default=None)
+    parser.add_argument("--mdr-model", help="bi-encoder for mdr (default: the base encoder)")
+    parser.add_argument("--t5-model", help="seq2seq model directory for t5")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON")
     args = parser.parse_args()
     if not QA.is_dir():
