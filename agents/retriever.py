@@ -160,6 +160,9 @@ class Retriever:
     def forget(self) -> None:
         """Drop cached passages (after the graph changed)."""
         self._rows.clear()
+        for part in [self.scorer, *getattr(self.scorer, "parts", [])]:
+            if hasattr(part, "forget"):
+                part.forget()
 
     def _embed_question(self, texts: list[str]) -> np.ndarray:
         """The encoder, remembering the question's vector (the seeder and the final ordering

@@ -81,6 +81,9 @@ class MdrScorer:
         self.cache_size = cache_size
         self._g: dict[str, np.ndarray] = {}
 
+    def forget(self) -> None:
+        self._g.clear()
+
     def __call__(
         self, question: str, paths: Sequence[Path], candidates: Sequence[Sequence[str]]
     ) -> list[list[float]]:
@@ -158,18 +161,32 @@ class TfidfScorer:
     name = "tfidf"
 
     def __init__(
-        self, texts: Callable[[Sequence[str]], Mapping[str, str]], *, max_path_passages: int = 3
+        self,
+        texts: Callable[[Sequence[str]], Mapping[str, str]],
+        *,
+        max_path_passages: int = 3,
+        cache_size: int = 200_000,
     ) -> None:
         self.texts = texts
         self.max_path_passages = max_path_passages
+        self.cache_size = cache_size
+        self._bags: dict[str, Counter[str]] = {}  # term counts by passage id
+
+    def forget(self) -> None:
+        self._bags.clear()
 
     def __call__(
         self, question: str, paths: Sequence[Path], candidates: Sequence[Sequence[str]]
     ) -> list[list[float]]:
         ids = {pid for path in paths for pid in path[-self.max_path_passages :]}
         ids |= {c for row in candidates for c in row}
-        text = self.texts(sorted(ids))
-        bags = {pid: Counter(terms(text.get(pid, ""))) for pid in ids}
+        missing = sorted(ids - self._bags.keys())
+        if missing:
+            if len(self._bags) + len(missing) > self.cache_size:
+                self._bags.clear()
+            text = self.texts(missing)
+            self._bags.update((pid, Counter(terms(text.get(pid, "")))) for pid in missing)
+        bags = {pid: self._bags[pid] for pid in ids}
         queries = [
             Counter(terms(question))
             + sum((bags[p] for p in path[-self.max_path_passages :]), Counter())
@@ -189,16 +206,23 @@ def tfidf_cosines(
         df.update(bag.keys())
     total = len(bags) + len(queries)
 
+    idf = {t: math.log((1 + total) / (1 + n)) for t, n in df.items()}
+
     def weigh(bag: Counter[str]) -> dict[str, float]:
-        vec = {t: n * math.log((1 + total) / (1 + df[t])) + 0.0 for t, n in bag.items()}
+        vec = {t: n * idf[t] for t, n in bag.items()}
         norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-        return {t: v / norm for t, v in vec.items()}
+        return {t: v / norm for t, v in vec.items() if v}
 
     weighted = {key: weigh(bag) for key, bag in bags.items()}
     out: list[list[float]] = []
     for query, row in zip(queries, candidates, strict=True):
         q = weigh(query)
-        out.append([sum(w * weighted[id(c)].get(t, 0.0) for t, w in q.items()) for c in row])
+        scores = []
+        for c in row:
+            vec = weighted[id(c)]
+            small, large = (vec, q) if len(vec) < len(q) else (q, vec)
+            scores.append(sum(w * large.get(t, 0.0) for t, w in small.items()))
+        out.append(scores)
     return out
 
 
