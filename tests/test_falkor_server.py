@@ -237,3 +237,23 @@ def test_compaction_makes_a_snapshot_that_reloads(data_dir: Path) -> None:
         assert again.dump() == before
     finally:
         again.close()
+
+
+def test_indexes_are_complete_as_soon_as_a_restarted_store_opens(data_dir: Path) -> None:
+    # FalkorDB rebuilds its indexes in the background after loading the append-only file; a
+    # search in that window saw part of the graph (an empty full-text result was observed)
+    store = open_store(data_dir)
+    for i in range(40):
+        store.write_document(make_document(f"i{i}.txt", 25, seed=i))
+    probe = [0.2] * DIM
+    words = "passage 7 of i3.txt"
+    full, near = store.fulltext_search(words, 50), store.vector_search(probe, 20)
+    store.close()
+    again = FalkorStore(data_dir=data_dir).open()
+    try:
+        assert [h.id for h in again.fulltext_search(words, 50)] == [h.id for h in full]
+        assert [h.id for h in again.vector_search(probe, 20)] == [h.id for h in near]
+        statuses = again.run("index_status")
+        assert all("OPERATIONAL" in str(r["status"]) for r in statuses)
+    finally:
+        again.close()

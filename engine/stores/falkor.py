@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import atexit
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
 
 import redis
 from falkordb import FalkorDB, Graph
+from kgp import cypher
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
 from kgp.stores.base import GraphStore, Row
 from kgp.stores.falkor_server import EmbeddedServer
@@ -29,6 +31,9 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
+
+
+INDEX_WAIT_SECONDS = 900.0
 
 
 class FalkorStore(GraphStore):
@@ -116,6 +121,26 @@ class FalkorStore(GraphStore):
     def _connect(self) -> None:
         self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
         self._graph = self._db.select_graph(self.graph_name)
+        self._wait_for_indexes()
+
+    def _wait_for_indexes(self, timeout: float = INDEX_WAIT_SECONDS) -> None:
+        """After a start or reload, FalkorDB rebuilds indexes in the background, and queries
+        meanwhile see part of the graph: wait until every index is operational."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                rows = self.graph.ro_query(cypher.load(self.dialect, "index_status")).result_set
+            except redis.ResponseError:
+                return  # no graph yet: nothing to index
+            building = [str(label) for label, status in rows if "OPERATIONAL" not in str(status)]
+            if not building:
+                return
+            if time.monotonic() > deadline:
+                raise StoreUnavailableError(
+                    f"{self.describe()}: indexes of {', '.join(building)} still building after "
+                    f"{timeout:.0f} s; try again when the server has finished"
+                )
+            time.sleep(0.05)
 
     def _reload_after_failed_write(self) -> None:
         """Reload the graph from the append-only file, which never holds a failed query (see

@@ -158,7 +158,7 @@ class EmbeddedServer:
         except redis.ResponseError as exc:
             return "loading" if "LOADING" in str(exc) else "ready"
 
-    def compact(self, *, min_bytes: int = 32 * 1024 * 1024, growth: float = 1.0) -> bool:
+    def compact(self, *, min_bytes: int = 1024 * 1024, growth: float = 1.0) -> bool:
         """Rewrite the append-only file as a snapshot when its log of writes has grown past
         ``min_bytes`` and ``growth`` times the last snapshot, so the next start loads quickly
         instead of replaying every write (what redis's automatic rewrite would do, run only at
