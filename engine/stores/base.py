@@ -12,6 +12,7 @@ from typing import Any, Self
 
 from kgp import cypher
 from kgp.errors import ConfigurationError
+from kgp.ingest.keywords import STOPWORDS
 from kgp.stores.model import (
     DocumentGraph,
     DocumentSummary,
@@ -30,8 +31,13 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def query_terms(text: str, limit: int = 64) -> list[str]:
-    """The words of a free-text query, lower-cased and deduplicated, without any syntax."""
-    return list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))[:limit]
+    """The words of a free-text query, lower-cased and deduplicated, without any syntax and
+    without English stopwords (unless nothing else is left): neither FalkorDB's full-text
+    scoring nor Neo4j's default analyzer discounts them enough, and "what … of the …" drowned
+    the names that matter (MuSiQue dev, full-text recall@10: 8 % with them, 15 % without)."""
+    found = list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))
+    content = [word for word in found if word not in STOPWORDS]
+    return (content or found)[:limit]
 
 
 class GraphStore(ABC):
