@@ -11,12 +11,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+from kgp.agents.llm import ChatClient
 from kgp.agents.models import model_scorer
 from kgp.agents.scorers import EmbeddingScorer, SumScorer, TfidfScorer
 from kgp.agents.seeders import Seeder, reciprocal_rank_fusion
 from kgp.agents.structural import detect, resolve
 from kgp.agents.traversal import Score, Traversal, Visit, traverse
-from kgp.errors import ConfigurationError
+from kgp.errors import ConfigurationError, LlmError
 from kgp.settings import Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import EdgeKind
@@ -151,6 +152,22 @@ class Retriever:
             vectors=self._vectors,
         )
 
+    def _ask_structure(self) -> Callable[[str], str] | None:
+        """The chat model for structural references the rules miss, when one is configured;
+        if it fails, the question is answered as a content question."""
+        settings = self.settings
+        if settings is None or not settings.llm_base_url or not settings.llm_model:
+            return None
+        client = ChatClient(settings)
+
+        def ask(prompt: str) -> str:
+            try:
+                return client.complete([{"role": "user", "content": prompt}], max_tokens=64)
+            except LlmError:
+                return ""
+
+        return ask
+
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         return self._texts(ids)
 
@@ -257,7 +274,7 @@ class Retriever:
         walked = time.perf_counter()
         self._load(walk.ids())
         ids = [i for i in self._ordered(question, walk) if i in self._rows]
-        reference = detect(question)
+        reference = detect(question, self._ask_structure())
         structure = resolve(
             self.store,
             question,

@@ -5,8 +5,9 @@ question is about: a page's content is its passages and tables, a table's its Ma
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,8 +24,20 @@ ORDINALS = {
     "eighth": 8,
     "ninth": 9,
     "tenth": 10,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
 }
-_NUMBER = r"(\d{1,4}|" + "|".join(ORDINALS) + ")"
+_NUMBER = r"(\d{1,4}(?:st|nd|rd|th)?|" + "|".join(ORDINALS) + ")"
 _LIST = _NUMBER + r"((?:\s*(?:,|and|&|or|to|-|–|vs\.?|versus)\s*" + _NUMBER + r")*)"
 _PAGE = re.compile(r"\b(?:pages?|pp?\.)\s*" + _LIST, re.IGNORECASE)
 _PAGE_AFTER = re.compile(r"\b" + _NUMBER + r"\s+page\b", re.IGNORECASE)  # "the second page"
@@ -45,12 +58,12 @@ class Reference:
 
 
 def _number(token: str) -> int:
-    return ORDINALS.get(token.lower()) or int(token)
+    return ORDINALS.get(token.lower()) or int(re.sub(r"\D", "", token))
 
 
 def _numbers(match: re.Match[str]) -> list[int]:
     tokens = [match.group(1), *(t for t in _SPLIT.split(match.group(2) or "") if t)]
-    values = [_number(t) for t in tokens if t.isdigit() or t.lower() in ORDINALS]
+    values = [_number(t) for t in tokens if t[:1].isdigit() or t.lower() in ORDINALS]
     # "pages 3 to 5" / "pages 3-5": the range
     if len(values) == 2 and re.search(r"\d\s*(?:to|-|–)\s*\d", match.group(0)):
         low, high = sorted(values)
@@ -59,16 +72,50 @@ def _numbers(match: re.Match[str]) -> list[int]:
     return values
 
 
-def detect(question: str) -> Reference:
-    """Page and table references in a question, by rules."""
+_STRUCTURE_WORDS = re.compile(r"\b(?:pages?|tables?|p\.)", re.IGNORECASE)
+LLM_PROMPT = (
+    "Which page numbers and which table numbers does this question refer to? Reply with JSON "
+    'only, like {{"pages": [2], "tables": []}}; use empty lists when it names none.\n'
+    "Question: {question}"
+)
+
+
+def mentions_structure(question: str) -> bool:
+    return bool(_STRUCTURE_WORDS.search(question))
+
+
+def parse_reference(reply: str) -> Reference:
+    """The model's JSON reply as a Reference; anything unreadable is no reference."""
+    match = re.search(r"\{.*\}", reply, flags=re.DOTALL)
+    try:
+        data = json.loads(match.group(0)) if match else {}
+    except ValueError:
+        return Reference()
+
+    def numbers(key: str) -> tuple[int, ...]:
+        values = data.get(key, []) if isinstance(data, dict) else []
+        if not isinstance(values, list):
+            return ()
+        found = (int(v) for v in values if isinstance(v, int | str) and str(v).isdigit())
+        return tuple(dict.fromkeys(n for n in found if 0 < n < 100_000))
+
+    return Reference(numbers("pages"), numbers("tables"))
+
+
+def detect(question: str, ask: Callable[[str], str] | None = None) -> Reference:
+    """Page and table references in a question: by rules; when they find none but the
+    question talks about pages or tables and ``ask`` (a chat model) is given, by the model."""
     pages = [n for m in _PAGE.finditer(question) for n in _numbers(m)]
     pages += [_number(m.group(1)) for m in _PAGE_AFTER.finditer(question)]
     tables = [n for m in _TABLE.finditer(question) for n in _numbers(m)]
     tables += [_number(m.group(1)) for m in _TABLE_AFTER.finditer(question)]
-    return Reference(
+    found = Reference(
         tuple(dict.fromkeys(n for n in pages if n > 0)),
         tuple(dict.fromkeys(n for n in tables if n > 0)),
     )
+    if found or ask is None or not mentions_structure(question):
+        return found
+    return parse_reference(ask(LLM_PROMPT.format(question=question)))
 
 
 @dataclass

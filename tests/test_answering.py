@@ -44,6 +44,8 @@ def kg(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterator[K
 def reply_citing(messages: list[dict[str, str]]) -> str:
     """A reader that answers from the context that mentions the most rain, citing it."""
     prompt = messages[-1]["content"]
+    if prompt.startswith("Which page numbers"):
+        return 'The question means {"pages": [2], "tables": []}'
     if prompt.startswith("Instruction: What evidence"):
         return "Cedar Hollow station serves the northern farms."
     numbers = re.findall(r"^(\d+): .*most rain", prompt, flags=re.MULTILINE)
@@ -125,6 +127,8 @@ def test_tfidf_seeder(kg: KnowledgeGraph) -> None:
         ("What is the difference between page 1 and page 2?", (1, 2), ()),
         ("What do pages 3-5 say?", (3, 4, 5), ()),
         ("What does the second table show?", (), (2,)),
+        ("What does the 3rd table show?", (), (3,)),
+        ("Summarise page five", (5,), ()),
         ("Who manages Alder Creek?", (), ()),
         ("Which pages mention pumps?", (), ()),
     ],
@@ -149,6 +153,20 @@ def test_page_question_names_the_document(kg: KnowledgeGraph) -> None:
     assert structural and all(p.document["id"] == "maintenance.md" for p in structural)
     ordinals = [int(p.id.rsplit("=", 1)[1]) for p in structural if p.kind == "passage"]
     assert ordinals == sorted(ordinals), "a page's passages come in reading order"
+
+
+def test_the_model_resolves_references_the_rules_miss(kg: KnowledgeGraph, llm: ChatServer) -> None:
+    client = graph_settings(kg, llm_base_url=llm.url, llm_model="m")
+    result = client.retrieve("What does the final page of the rainfall report plan?", k=6)
+    assert result.structure == {"pages": [2], "tables": [], "documents": ["rainfall-2024.pdf"]}
+    assert result.passages[0].path[0] == "rainfall-2024.pdf#page=2"
+    asked = [r for r in llm.requests if r["messages"][-1]["content"].startswith("Which page")]
+    assert len(asked) == 1
+    client.retrieve("Who manages Alder Creek?", k=3)
+    assert len(llm.requests) == 1, "content questions never ask the model"
+    llm.script = [("status", 500)] * 10
+    failed = graph_settings(client, llm_retries=0).retrieve("What is on the final page?", k=3)
+    assert failed.structure is None and len(failed.passages) == 3
 
 
 def test_reference_to_a_missing_page_falls_back_to_content(kg: KnowledgeGraph) -> None:
