@@ -63,7 +63,8 @@ def main() -> None:
     if not args.corpus.is_file():
         sys.exit(f"no corpus at {args.corpus}; pass --corpus")
     entries = json.loads(args.corpus.read_text())
-    texts = [" ".join(str(e["text"]).split()) for e in entries]
+    # the texts sync embeds: the title before the text (see corpus_candidates)
+    texts = [" ".join(f"{e.get('title', '')}\n{e['text']}".split()) for e in entries]
     encoder = Encoder(model="all-MiniLM-L6-v2", device="cpu").load()
     encoder.encode(texts[:64])  # warm up
 
