@@ -340,6 +340,82 @@ def ask(
         raise fail(f"no answer: {answer.error}")
 
 
+@app.command(name="eval")
+def eval_command(
+    ctx: typer.Context,
+    dataset: Annotated[
+        Path, typer.Argument(help="A QA file: MuSiQue, HotpotQA or 2Wiki JSON (or JSON lines).")
+    ],
+    retrievers: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--retrievers",
+            help="Comma-separated: dense, bm25, tfidf, kgp-tfidf, kgp-embedding, kgp-hybrid, ...",
+        ),
+    ] = None,
+    k: Annotated[int, typer.Option("--k", help="Passage budget of every retriever.")] = 30,
+    limit: Annotated[int | None, typer.Option(help="Only the first N questions.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="JSON file with per-question results (kept valid).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="The summary as JSON on stdout.")] = False,
+) -> None:
+    """Measure retrievers on a multi-hop QA set in the shared-corpus setting: recall@5,
+    recall@k, all-supporting@k, precision@k, MRR, latency and store calls per question.
+
+    The graph of the file's paragraphs is built once (under DATA_DIR/eval/) and reused.
+    Example: kgp eval ../shared/data/qa/dev/hotpotqa_dev.json --retrievers dense,kgp-tfidf
+    """
+    from kgp.client import open as open_graph
+    from kgp.evaluate import DEFAULT_RETRIEVERS, evaluate, parse_retrievers
+    from kgp.qa import load_qa
+
+    state: Context = ctx.obj
+    try:
+        settings = state.settings()
+        names = parse_retrievers(retrievers or list(DEFAULT_RETRIEVERS))
+        items = load_qa(dataset, limit=limit)  # bad input fails before any progress is drawn
+
+        def factory(data_dir: Path) -> KnowledgeGraph:
+            return open_graph(**{**state.overrides, "data_dir": data_dir})
+
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, console=err, transient=True, disable=state.quiet) as bar:
+            task = bar.add_task("build the graph", total=None)
+
+            def progress(name: str, done: int, total: int) -> None:
+                bar.update(task, description=name, total=total, completed=done)
+
+            result = evaluate(
+                dataset,
+                factory,
+                settings.data_dir,
+                retrievers=names,
+                k=k,
+                limit=limit,
+                out=out,
+                on_progress=progress,
+                items=items,
+            )
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    summary = result.summaries()
+    if as_json:
+        emit_json({**{key: v for key, v in result.as_dict().items() if key != "questions"}})
+        return
+    table = Table(title=f"{dataset.name}: {result.passages} passages, k = {k}", min_width=100)
+    keys = list(next(iter(summary.values())).keys()) if summary else []
+    table.add_column("retriever")
+    for key in keys:
+        table.add_column(key, justify="right")
+    for name, row in summary.items():
+        table.add_row(name, *(f"{row[key]:g}" for key in keys))
+    Console(width=max(160, Console().width)).print(table)
+    if result.skipped:
+        err.print(f"{len(result.skipped)} questions without gold passages skipped", highlight=False)
+    err.print(f"{result.seconds:.0f} s" + (f"; per-question results in {out}" if out else ""))
+
+
 def _version(package: str) -> str:
     try:
         return metadata.version(package)
