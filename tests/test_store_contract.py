@@ -229,6 +229,18 @@ def test_fulltext_search_finds_words_and_ignores_syntax(store: GraphStore) -> No
     assert store.fulltext_search('"hay" AND (grass', 10)  # stray syntax is not an error
 
 
+def test_fulltext_ranks_rare_words_above_common_ones(store: GraphStore) -> None:
+    # BM25's inverse document frequency: FalkorDB's own full-text score ignored it, and a
+    # passage repeating a common word outranked the one naming the rare thing asked about
+    store.write_document(
+        make_document("common.txt", 12, text="number {j}: pump station valve, pump station valve")
+    )
+    store.write_document(make_document("z.txt", 1, text="a zeppelin", seed=3))
+    hits = store.fulltext_search("which pump station valve has a zeppelin?", 5)
+    assert hits[0].id == passage_id("z.txt", 0)
+    assert len(hits) == 5 and hits[0].score > hits[1].score
+
+
 def test_batched_neighbours_by_kind(store: GraphStore) -> None:
     store.write_document(make_document("a.txt", 4, keywords=("common",)))
     store.write_document(
