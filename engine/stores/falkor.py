@@ -13,8 +13,9 @@ import redis
 from falkordb import FalkorDB, Graph
 from kgp import cypher
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
-from kgp.stores.base import GraphStore, Row, SearchHit, query_terms
+from kgp.stores.base import GraphStore, Row, query_terms
 from kgp.stores.falkor_server import EmbeddedServer
+from kgp.stores.model import SearchHit
 from kgp.stores.tracer import Tracer
 
 ID_INDEXES = {
