@@ -158,7 +158,7 @@ def counting(kg: KnowledgeGraph) -> Iterator[Callable[[], int]]:
 
 def make_runner(kg: KnowledgeGraph, name: str, k: int) -> Callable[[str], list[str]]:
     if name.startswith("kgp-"):
-        retriever: Retriever = kg.retriever(scorer=name.removeprefix("kgp-"), seeder="vector")
+        retriever: Retriever = kg.retriever(scorer=name.removeprefix("kgp-"))
         return lambda question: [p.id for p in retriever.retrieve(question, k).passages]
     kind = {"dense": "vector", "bm25": "fulltext", "tfidf": "tfidf"}[name]
     seeder = Seeder(kg.store, kg.encoder.encode, kind)

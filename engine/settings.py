@@ -96,7 +96,7 @@ class Settings(BaseSettings):
     seeds: int = Field(default=10, ge=1, le=1_000)
     branching: int = Field(default=3, ge=1, le=100)
     # chosen on train/ by tests/bench/retrieval_bench.py (README, Retrieval)
-    seeder: Literal["vector", "hybrid", "fulltext", "tfidf"] = "vector"
+    seeder: Literal["vector", "hybrid", "fulltext", "tfidf"] = "hybrid"
     scorer: Literal["tfidf", "embedding", "hybrid", "embedding-text", "mdr", "t5", "llm"] = "tfidf"
 
     @field_validator("data_dir", mode="after")
