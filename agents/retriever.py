@@ -21,7 +21,6 @@ from kgp.errors import ConfigurationError, LlmError
 from kgp.settings import Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import EdgeKind
-from kgp.stores.tracer import QueryEvent
 
 SCORERS = ("tfidf", "embedding", "hybrid", "embedding-text", "mdr", "t5", "llm")
 # the final order of the K passages: as visited, by similarity to the question alone, or both
@@ -248,20 +247,8 @@ class Retriever:
         question = clean_question(question)
         if k < 1:
             raise ConfigurationError(f"k must be at least 1, not {k}")
-        calls = 0
-        previous = self.store.tracer
-
-        def count(event: QueryEvent) -> None:
-            nonlocal calls
-            calls += 1
-            if previous is not None:
-                previous(event)
-
-        self.store.tracer = count
-        try:
-            return self._retrieve(question, k, lambda: calls)
-        finally:
-            self.store.tracer = previous
+        with self.store.counting() as calls:
+            return self._retrieve(question, k, calls)
 
     def _retrieve(self, question: str, k: int, calls: Callable[[], int]) -> Retrieval:
         started = time.perf_counter()

@@ -13,7 +13,6 @@ import os
 import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,6 @@ from kgp.agents.seeders import Seeder
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError, KgpError
 from kgp.qa import QaItem, SharedCorpus, load_qa, shared_corpus
-from kgp.stores.tracer import QueryEvent
 
 BASELINES = ("dense", "bm25", "tfidf")
 KGP_RETRIEVERS = tuple(f"kgp-{name}" for name in SCORERS)
@@ -138,24 +136,6 @@ def parse_retrievers(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-@contextmanager
-def counting(kg: KnowledgeGraph) -> Iterator[Callable[[], int]]:
-    calls = 0
-    previous = kg.store.tracer
-
-    def count(event: QueryEvent) -> None:
-        nonlocal calls
-        calls += 1
-        if previous is not None:
-            previous(event)
-
-    kg.store.tracer = count
-    try:
-        yield lambda: calls
-    finally:
-        kg.store.tracer = previous
-
-
 def make_runner(kg: KnowledgeGraph, name: str, k: int) -> Callable[[str], list[str]]:
     if name.startswith("kgp-"):
         retriever: Retriever = kg.retriever(scorer=name.removeprefix("kgp-"))
@@ -228,7 +208,7 @@ def _ask(
     kg: KnowledgeGraph, run: Callable[[str], list[str]], item: QaItem, corpus: SharedCorpus
 ) -> QuestionResult:
     gold = [corpus.ids[p] for p in item.gold]
-    with counting(kg) as calls:
+    with kg.store.counting() as calls:
         started = time.perf_counter()
         error = None
         try:

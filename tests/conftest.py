@@ -6,12 +6,16 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import kgp
 import pytest
 from hypothesis import settings as hypothesis_settings
+from kgp.client import KnowledgeGraph
 from kgp.ingest.embedding import Encoder
 from kgp.stores import FalkorStore, GraphStore, Neo4jStore
 
 from tests.graphs import DIM
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "documents"
 
 # CI replays the same generated examples every run (a failure there is reproducible from its
 # log); on developers' machines Hypothesis explores new ones each time.
@@ -92,3 +96,12 @@ def encoder() -> Encoder:
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "kgp data"
+
+
+@pytest.fixture(scope="module")
+def kg(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterator[KnowledgeGraph]:
+    """The shipped example documents synced into a fresh graph, one per test module."""
+    with kgp.open(data_dir=tmp_path_factory.mktemp("kb")) as graph:
+        graph._encoder = encoder
+        graph.sync(EXAMPLES)
+        yield graph

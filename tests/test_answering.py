@@ -8,14 +8,12 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import kgp
 import pytest
 from kgp.agents.reader import answer_prompt, fit_context, parse_citations
 from kgp.agents.retriever import RetrievedPassage
 from kgp.agents.structural import Reference, detect
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError, LlmError, ModelMissingError
-from kgp.ingest.embedding import Encoder
 from kgp.ingest.encoder import resolve_encoder
 
 from tests.llm_server import ChatServer, chat_server
@@ -31,14 +29,6 @@ def graph_settings(kg: KnowledgeGraph, **overrides: object) -> KnowledgeGraph:
     other = KnowledgeGraph(settings=kg.settings.model_copy(update=overrides), store=kg.store)
     other._encoder = kg._encoder
     return other
-
-
-@pytest.fixture(scope="module")
-def kg(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterator[KnowledgeGraph]:
-    with kgp.open(data_dir=tmp_path_factory.mktemp("kb")) as graph:
-        graph._encoder = encoder
-        graph.sync(EXAMPLES)
-        yield graph
 
 
 def reply_citing(messages: list[dict[str, str]]) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import kgp
@@ -13,14 +12,6 @@ from kgp.errors import ConfigurationError
 from kgp.ingest.embedding import Encoder
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "documents"
-
-
-@pytest.fixture(scope="module")
-def kg(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterator[KnowledgeGraph]:
-    with kgp.open(data_dir=tmp_path_factory.mktemp("kb")) as graph:
-        graph._encoder = encoder
-        graph.sync(EXAMPLES)
-        yield graph
 
 
 def test_retrieve_follows_the_graph_beyond_the_seeds(kg: KnowledgeGraph) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, Self
 
@@ -96,6 +97,24 @@ class GraphStore(ABC):
         if self.tracer is not None:
             self.tracer(QueryEvent(name, params, len(rows), time.perf_counter() - started))
         return rows
+
+    @contextmanager
+    def counting(self) -> Iterator[Callable[[], int]]:
+        """Count the store calls made inside the block (any tracer set keeps receiving them)."""
+        calls = 0
+        previous = self.tracer
+
+        def count(event: QueryEvent) -> None:
+            nonlocal calls
+            calls += 1
+            if previous is not None:
+                previous(event)
+
+        self.tracer = count
+        try:
+            yield lambda: calls
+        finally:
+            self.tracer = previous
 
     # -- operations --------------------------------------------------------------------------
 
