@@ -11,8 +11,6 @@ from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError
 from kgp.ingest.embedding import Encoder
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "documents"
-
 
 def test_retrieve_follows_the_graph_beyond_the_seeds(kg: KnowledgeGraph) -> None:
     result = kg.retrieve("Which station recorded the most rain, and what does it serve?", k=14)
