@@ -65,22 +65,16 @@ class Retrieval:
             "scorer": scorer,
             "seeder": seeder,
         }
-        rows = [
-            {"id": p.id, "rank": rank, "hop": p.hop, "score": p.score, "kind": p.kind}
-            for rank, p in enumerate(self.passages, start=1)
-        ]
+        rows: dict[str, list[dict[str, Any]]] = {"passage": [], "table": []}
+        for rank, p in enumerate(self.passages, start=1):
+            rows[p.kind].append({"id": p.id, "rank": rank, "hop": p.hop, "score": p.score})
         steps = {
             (a, b): {"source": a, "target": b, "hop": hop}
             for p in self.passages
             if p.kind == "passage" and p.hop > 0
             for hop, (a, b) in enumerate(itertools.pairwise(p.path), start=1)
         }
-        return store.save_trace(
-            trace,
-            [{k: v for k, v in r.items() if k != "kind"} for r in rows if r["kind"] == "passage"],
-            [{k: v for k, v in r.items() if k != "kind"} for r in rows if r["kind"] == "table"],
-            list(steps.values()),
-        )
+        return store.save_trace(trace, rows["passage"], rows["table"], list(steps.values()))
 
 
 def clean_question(question: str) -> str:
@@ -123,6 +117,7 @@ class Retriever:
         self._rows: dict[str, dict[str, Any]] = {}
         self.settings = settings
         self.scorer = self._make_scorer(scorer)
+        self._structure_model = self._ask_structure()
         self.seed_count = seeds
         self.branching = branching
         self.kinds = tuple(kinds)
@@ -166,12 +161,6 @@ class Retriever:
                 return ""
 
         return ask
-
-    def texts(self, ids: Sequence[str]) -> dict[str, str]:
-        return self._texts(ids)
-
-    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        return self._vectors(ids)
 
     def forget(self) -> None:
         """Drop cached passages (after the graph changed)."""
@@ -261,7 +250,7 @@ class Retriever:
         walked = time.perf_counter()
         self._load(walk.ids())
         ids = [i for i in self._ordered(question, walk) if i in self._rows]
-        reference = detect(question, self._ask_structure())
+        reference = detect(question, self._structure_model)
         structure = resolve(
             self.store,
             question,

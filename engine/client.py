@@ -10,8 +10,8 @@ from typing import Any, Self
 
 from kgp.agents.llm import ChatClient
 from kgp.agents.reader import Answer, Reader
-from kgp.agents.retriever import SCORERS, Retrieval, Retriever
-from kgp.errors import ConfigurationError, DocumentError, LlmError
+from kgp.agents.retriever import Retrieval, Retriever
+from kgp.errors import DocumentError, LlmError
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.readers import supported_suffixes
 from kgp.ingest.sync import Progress, Syncer, SyncReport, corpus_settings
@@ -116,10 +116,6 @@ class KnowledgeGraph:
         client keeps one per configuration: models load once and passages stay cached between
         questions until the graph changes."""
         key = (scorer or self.settings.scorer, seeder or self.settings.seeder, order)
-        if key[0] not in SCORERS:
-            raise ConfigurationError(
-                f"unknown scorer {key[0]!r}; choose one of {', '.join(SCORERS)}"
-            )
         if key not in self._retrievers:
             self._retrievers[key] = Retriever(
                 self.store,
