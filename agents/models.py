@@ -4,6 +4,7 @@ Built once per client and reused for every question."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 from kgp.agents.generators import LlmGenerator, T5Generator
@@ -12,7 +13,7 @@ from kgp.agents.scorers import GeneratedEvidenceScorer, MdrScorer
 from kgp.agents.traversal import Score
 from kgp.errors import ConfigurationError
 from kgp.ingest.embedding import Encoder
-from kgp.settings import Settings
+from kgp.settings import Device, Settings
 
 MODEL_SCORERS = ("mdr", "t5", "llm")
 
@@ -32,19 +33,28 @@ def model_scorer(
             raise ConfigurationError(
                 "the mdr scorer needs a bi-encoder: set KGP_MDR_MODEL to its directory"
             )
-        encoder = Encoder(
-            model=settings.mdr_model, device=settings.device, batch_size=settings.embed_batch
-        ).load()
+        encoder = _encoder(settings.mdr_model, settings.device, settings.embed_batch)
         return MdrScorer(encoder.encode, texts)
     if name == "t5":
         if not settings.t5_model:
             raise ConfigurationError(
                 "the t5 scorer needs a seq2seq model: set KGP_T5_MODEL to its directory"
             )
-        generator = T5Generator(settings.t5_model, device=settings.device)
+        generator = _t5(settings.t5_model, settings.device)
         return GeneratedEvidenceScorer("t5", generator, embed, texts, vectors)
     if name == "llm":
         return GeneratedEvidenceScorer(
             "llm", LlmGenerator(ChatClient(settings)), embed, texts, vectors
         )
     raise ConfigurationError(f"unknown model scorer {name!r}; choose one of {MODEL_SCORERS}")
+
+
+# Loaded once per process: an evaluation opens one graph per question in the paper's setting.
+@lru_cache(maxsize=4)
+def _encoder(model: str, device: Device, batch_size: int) -> Encoder:
+    return Encoder(model=model, device=device, batch_size=batch_size).load()
+
+
+@lru_cache(maxsize=4)
+def _t5(model: str, device: Device) -> T5Generator:
+    return T5Generator(model, device=device)

@@ -344,40 +344,73 @@ def ask(
 def eval_command(
     ctx: typer.Context,
     dataset: Annotated[
-        Path, typer.Argument(help="A QA file: MuSiQue, HotpotQA or 2Wiki JSON (or JSON lines).")
+        Path,
+        typer.Argument(
+            help="A QA file: MuSiQue, HotpotQA or 2Wiki JSON (or JSON lines), or kgp's JSONL "
+            "(question, answer, supporting) asked of the configured graph."
+        ),
     ],
     retrievers: Annotated[
         list[str] | None,
         typer.Option(
             "--retrievers",
-            help="Comma-separated: dense, bm25, tfidf, kgp-tfidf, kgp-embedding, kgp-hybrid, ...",
+            help="Comma-separated, default all: none, golden (with --reader), bm25, tfidf, knn, "
+            "dense, mdr, kgp-tfidf, kgp-embedding, kgp-hybrid, kgp-embedding-text, kgp-mdr, "
+            "kgp-t5, kgp-llm.",
         ),
     ] = None,
     k: Annotated[int, typer.Option("--k", help="Passage budget of every retriever.")] = 30,
-    limit: Annotated[int | None, typer.Option(help="Only the first N questions.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only N questions (the first N).")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="With --limit, a random sample of N; seeds the RNGs.")
+    ] = None,
+    setting: Annotated[
+        str,
+        typer.Option(
+            help="shared: one graph of every paragraph (main); per-question: the KGP paper's "
+            "small collection per question."
+        ),
+    ] = "shared",
+    reader: Annotated[
+        bool,
+        typer.Option(
+            "--reader",
+            help="Answer from each retriever's passages with the chat model (KGP_LLM_*) and "
+            "grade: EM, F1 and the paper's LLM grading.",
+        ),
+    ] = False,
     out: Annotated[
-        Path | None, typer.Option(help="JSON file with per-question results (kept valid).")
+        Path | None,
+        typer.Option(
+            help="JSON with per-question results (kept valid when interrupted) and a PNG of "
+            "recall@k beside it; default DATA_DIR/eval/results/NAME-TIME.json."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="The summary as JSON on stdout.")] = False,
 ) -> None:
-    """Measure retrievers on a multi-hop QA set in the shared-corpus setting: recall@5,
-    recall@k, all-supporting@k, precision@k, MRR, latency and store calls per question.
+    """Measure retrievers on a QA set: recall@5, recall@k, all-supporting@k, precision@k, MRR,
+    Struct-EM, EM/F1/graded accuracy (--reader), latency and store calls per question.
 
-    The graph of the file's paragraphs is built once (under DATA_DIR/eval/) and reused.
+    Native sets build their graph once (under DATA_DIR/eval/) and reuse it.
     Example: kgp eval ../shared/data/qa/dev/hotpotqa_dev.json --retrievers dense,kgp-tfidf
     """
     from kgp.client import open as open_graph
-    from kgp.evaluate import DEFAULT_RETRIEVERS, evaluate, parse_retrievers
+    from kgp.evaluate import evaluate, parse_retrievers
     from kgp.qa import load_qa
 
     state: Context = ctx.obj
     try:
         settings = state.settings()
-        names = parse_retrievers(retrievers or list(DEFAULT_RETRIEVERS))
-        items = load_qa(dataset, limit=limit)  # bad input fails before any progress is drawn
+        names = retrievers or ["all"]
+        parse_retrievers(names)  # unknown names fail before the graph is built
+        items = load_qa(dataset)  # bad input fails before any progress is drawn
+        if out is None:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            out = settings.data_dir / "eval" / "results" / f"{dataset.stem}-{stamp}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
 
-        def factory(data_dir: Path) -> KnowledgeGraph:
-            return open_graph(**{**state.overrides, "data_dir": data_dir})
+        def factory(**overrides: Any) -> KnowledgeGraph:
+            return open_graph(**{**state.overrides, **overrides})
 
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
         with Progress(*columns, console=err, transient=True, disable=state.quiet) as bar:
@@ -393,6 +426,9 @@ def eval_command(
                 retrievers=names,
                 k=k,
                 limit=limit,
+                seed=seed,
+                setting=setting,
+                reader=reader,
                 out=out,
                 on_progress=progress,
                 items=items,
@@ -401,19 +437,29 @@ def eval_command(
         raise fail(str(exc)) from None
     summary = result.summaries()
     if as_json:
-        emit_json({**{key: v for key, v in result.as_dict().items() if key != "questions"}})
-        return
-    table = Table(title=f"{dataset.name}: {result.passages} passages, k = {k}", min_width=100)
-    keys = list(next(iter(summary.values())).keys()) if summary else []
-    table.add_column("retriever")
-    for key in keys:
-        table.add_column(key, justify="right")
-    for name, row in summary.items():
-        table.add_row(name, *(f"{row[key]:g}" for key in keys))
-    Console(width=max(160, Console().width)).print(table)
+        emit_json({key: v for key, v in result.as_dict().items() if key != "questions"})
+    else:
+        title = f"{dataset.name} ({result.setting}): {result.passages} passages, k = {k}"
+        table = Table(title=title, min_width=100)
+        keys = list(dict.fromkeys(key for row in summary.values() for key in row))
+        table.add_column("retriever")
+        for key in keys:
+            table.add_column(key, justify="right")
+        for name, row in summary.items():
+            table.add_row(name, *(f"{row[key]:g}" if key in row else "" for key in keys))
+        Console(width=max(160, Console().width)).print(table)
+    for name, why in result.unavailable.items():
+        err.print(f"not run: {name}: {why}", highlight=False)
     if result.skipped:
         err.print(f"{len(result.skipped)} questions without gold passages skipped", highlight=False)
-    err.print(f"{result.seconds:.0f} s" + (f"; per-question results in {out}" if out else ""))
+    if result.unresolved:
+        count = sum(len(v) for v in result.unresolved.values())
+        err.print(
+            f"{count} supporting references of {len(result.unresolved)} questions are not in "
+            f"the graph (misses; listed under gold_not_in_graph in {out})",
+            highlight=False,
+        )
+    err.print(f"{result.seconds:.0f} s; per-question results in {out}", highlight=False)
 
 
 def _version(package: str) -> str:

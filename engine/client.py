@@ -24,10 +24,12 @@ from kgp.stores.tracer import Tracer
 class KnowledgeGraph:
     """A knowledge graph in the configured store. Use as a context manager."""
 
-    def __init__(self, *, settings: Settings, store: GraphStore) -> None:
+    def __init__(
+        self, *, settings: Settings, store: GraphStore, encoder: Encoder | None = None
+    ) -> None:
         self.settings = settings
         self.store = store
-        self._encoder: Encoder | None = None
+        self._encoder: Encoder | None = encoder  # shared with other graphs when given
         self._retrievers: dict[tuple[str, str, str], Retriever] = {}
 
     @property
@@ -197,8 +199,11 @@ class KnowledgeGraph:
         return self.store.counts()
 
 
-def open(*, tracer: Tracer | None = None, **overrides: Any) -> KnowledgeGraph:
-    """Open the knowledge graph the settings describe (overrides are settings fields)."""
+def open(
+    *, tracer: Tracer | None = None, encoder: Encoder | None = None, **overrides: Any
+) -> KnowledgeGraph:
+    """Open the knowledge graph the settings describe (overrides are settings fields); an
+    ``encoder`` already loaded can be shared with it."""
     settings = load_settings(**overrides)
     store = store_from_settings(settings, tracer=tracer).open()
-    return KnowledgeGraph(settings=settings, store=store)
+    return KnowledgeGraph(settings=settings, store=store, encoder=encoder)

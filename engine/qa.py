@@ -1,5 +1,19 @@
-"""Multi-hop QA sets in their native formats (MuSiQue, HotpotQA, 2WikiMultihopQA), read into one
-shape for evaluation: each question with its answer, its paragraphs and its gold paragraphs.
+"""Multi-hop QA sets in their native formats (MuSiQue, HotpotQA, 2WikiMultihopQA) and kgp's own
+format for a user's questions, read into one shape for evaluation: each question with its
+answer, its paragraphs and its gold paragraphs (native sets), or its supporting references into an
+existing graph (kgp's format).
+
+kgp's format is JSON lines (or a JSON list), one question per row::
+
+    {"id": "q1", "question": "Which station serves the mill?", "answer": "Alder Creek",
+     "supporting": ["The station manager is Mira Kovac.",
+                    {"document": "reports/stations.pdf", "page": 3},
+                    {"document": "reports/stations.pdf", "table": 2}]}
+
+``id`` and ``answer`` are optional (``answer`` may be a list of accepted answers). A supporting
+reference is a passage's text (a string, or ``{"text": ...}``), a page of a document, a table
+(the document's n-th, counting from 1) or a whole document; a document is named by its path as
+synced, or by a unique end of it (its file name).
 
 The shared-corpus setting: every paragraph of every question is one passage of one graph,
 deduplicated by (title, text); :func:`shared_corpus` writes that corpus and says which passage
@@ -19,6 +33,25 @@ from kgp.stores.model import passage_id
 Paragraph = tuple[str, str]  # (title, text)
 
 
+FORMATS = "MuSiQue, HotpotQA, 2Wiki or kgp's JSONL (question + supporting)"
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    """One supporting reference of a question in kgp's format."""
+
+    text: str | None = None
+    document: str | None = None
+    page: int | None = None
+    table: int | None = None
+
+    def describe(self) -> str:
+        if self.text is not None:
+            return f"text {self.text[:60]!r}"
+        where = f" page {self.page}" if self.page else f" table {self.table}" if self.table else ""
+        return f"{self.document}{where}"
+
+
 @dataclass(frozen=True, slots=True)
 class QaItem:
     id: str
@@ -26,6 +59,16 @@ class QaItem:
     answer: str
     paragraphs: tuple[Paragraph, ...]
     gold: tuple[Paragraph, ...]  # in hop order where the format gives it
+    supports: tuple[Support, ...] = ()  # kgp's format: references into an existing graph
+    aliases: tuple[str, ...] = ()  # other accepted answers
+
+    @property
+    def has_gold(self) -> bool:
+        return bool(self.gold or self.supports)
+
+    @property
+    def answers(self) -> tuple[str, ...]:
+        return tuple(a for a in (self.answer, *self.aliases) if a)
 
 
 def _paragraph(title: Any, text: Any) -> Paragraph:
@@ -47,10 +90,13 @@ def _by_titles(paragraphs: Sequence[Paragraph], facts: Sequence[Any]) -> tuple[P
 
 
 def parse_item(raw: dict[str, Any], where: str) -> QaItem:
-    """One question in any of the three formats."""
+    """One question in any of the four formats."""
+    if isinstance(raw, dict) and "supporting" in raw:
+        return _user_item(raw, where)
     try:
         qid = str(raw.get("id") or raw.get("_id") or "")
         question, answer = str(raw["question"]), str(raw.get("answer", ""))
+        aliases = tuple(str(a) for a in raw.get("answer_aliases") or ())
         if "paragraphs" in raw:  # MuSiQue
             paragraphs = [_paragraph(p["title"], p["paragraph_text"]) for p in raw["paragraphs"]]
             by_idx = {int(p["idx"]): paragraphs[i] for i, p in enumerate(raw["paragraphs"])}
@@ -69,11 +115,45 @@ def parse_item(raw: dict[str, Any], where: str) -> QaItem:
             paragraphs = list(gold)
         else:
             raise KeyError("paragraphs, context or gold_passages")
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise DocumentError(
-            f"{where}: not a MuSiQue, HotpotQA or 2Wiki question (missing or bad {exc})"
-        ) from None
-    return QaItem(qid, question, answer, tuple(paragraphs), gold)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise DocumentError(f"{where}: not a {FORMATS} question (missing or bad {exc})") from None
+    return QaItem(qid, question, answer, tuple(paragraphs), gold, aliases=aliases)
+
+
+def _user_item(raw: dict[str, Any], where: str) -> QaItem:
+    question = raw.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise DocumentError(f"{where}: 'question' must be a non-empty string")
+    answers = raw.get("answer") or []
+    answers = [answers] if isinstance(answers, str) else answers
+    if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+        raise DocumentError(f"{where}: 'answer' must be a string or a list of strings")
+    supporting = raw["supporting"]
+    if not isinstance(supporting, list):
+        raise DocumentError(f"{where}: 'supporting' must be a list of texts or references")
+    supports = tuple(
+        _support(entry, f"{where} supporting {n}") for n, entry in enumerate(supporting)
+    )
+    answer = answers[0] if answers else ""
+    return QaItem(str(raw.get("id") or ""), question, answer, (), (), supports, tuple(answers[1:]))
+
+
+def _support(entry: Any, where: str) -> Support:
+    if isinstance(entry, str):
+        entry = {"text": entry}
+    if not isinstance(entry, dict):
+        raise DocumentError(f"{where}: give a passage's text or {{document, page | table}}")
+    text, document = entry.get("text"), entry.get("document")
+    if isinstance(text, str) and text.strip() and document is None:
+        return Support(text=" ".join(text.split()))
+    if not isinstance(document, str) or not document.strip():
+        raise DocumentError(f"{where}: give a passage's text or {{document, page | table}}")
+    numbers = {key: entry.get(key) for key in ("page", "table") if entry.get(key) is not None}
+    if len(numbers) > 1 or any(
+        not isinstance(n, int) or isinstance(n, bool) or n < 1 for n in numbers.values()
+    ):
+        raise DocumentError(f"{where}: give one of page or table, a number from 1")
+    return Support(document=document.strip(), **numbers)
 
 
 def load_qa(path: str | Path, *, limit: int | None = None) -> list[QaItem]:
@@ -89,12 +169,17 @@ def load_qa(path: str | Path, *, limit: int | None = None) -> list[QaItem]:
         raise DocumentError(f"{file}: not JSON or JSON lines ({exc})") from None
     if not isinstance(rows, list) or not rows:
         raise DocumentError(f"{file}: expected a non-empty list of questions")
-    items = [parse_item(row, f"{file} question {n}") for n, row in enumerate(rows[:limit])]
-    return items
+    return [parse_item(row, f"{file} question {n}") for n, row in enumerate(rows[:limit], 1)]
 
 
 def _lines(text: str) -> list[Any]:
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    rows = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        try:
+            rows.append(json.loads(line)) if line.strip() else None
+        except ValueError as exc:
+            raise ValueError(f"line {n}: {exc}") from None
+    return rows
 
 
 def load_corpus(path: str | Path) -> list[Paragraph]:

@@ -4,14 +4,19 @@ input, and a results file that stays valid when a run is interrupted."""
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import kgp
 import pytest
 from kgp.errors import ConfigurationError, DocumentError
-from kgp.evaluate import QuestionResult, RetrieverReport, evaluate, recall, reciprocal_rank
+from kgp import metrics
+from kgp.agents.judge import grading_prompt
+from kgp.evaluate import QuestionResult, RetrieverReport, choose_items, evaluate
+from kgp.qa import load_qa
 from kgp.ingest.embedding import Encoder
 
+from tests.llm_server import chat_server
 from tests.test_cli import kgp as run_kgp
 
 PEOPLE = [
@@ -49,37 +54,68 @@ def dataset(tmp_path: Path) -> Path:
     return path
 
 
-def test_metrics() -> None:
-    row = QuestionResult("q", "?", ["a", "b", "c", "d"], ["c", "z"], 1.0, 2)
-    assert recall(row, 2) == 0.0 and recall(row, 3) == 0.5
-    assert reciprocal_rank(row) == pytest.approx(1 / 3)
+def test_retrieval_metrics() -> None:
+    gold = [["c"], ["z"]]
+    retrieved = ["a", "b", "c", "d"]
+    assert metrics.recall(gold, retrieved, 2) == 0.0 and metrics.recall(gold, retrieved, 3) == 0.5
+    assert metrics.reciprocal_rank(gold, retrieved) == pytest.approx(1 / 3)
+    assert metrics.recall([["x", "c"]], retrieved, 3) == 1.0, "a unit is found by any of its ids"
+    assert metrics.struct_exact([["a", "b"]], retrieved, 2) == 1.0
+    assert metrics.struct_exact([["a", "c"]], retrieved, 2) == 0.0, "a structure is found whole"
+    row = QuestionResult("q", "?", retrieved, gold, 1.0, 2)
     summary = RetrieverReport("r", [row]).summary(3)
     assert summary["recall@3"] == 50.0 and summary["all@3"] == 0.0
     assert summary["precision@3"] == pytest.approx(33.3) and summary["mrr"] == pytest.approx(33.3)
+    assert "struct_em" not in summary and "em" not in summary
+    assert RetrieverReport("r", [row]).curve(4) == [0.0, 0.0, 50.0, 50.0]
+
+
+def test_answer_metrics_use_squad_normalisation() -> None:
+    assert metrics.normalise_answer("The  Walt Disney Company!") == "walt disney company"
+    assert metrics.exact_match("the Walt Disney company.", ["Walt Disney Company"]) == 1.0
+    assert metrics.exact_match("Disney", ["Walt Disney Company"]) == 0.0
+    assert metrics.token_f1("Disney", ["Walt Disney Company"]) == pytest.approx(0.5)
+    assert metrics.token_f1("Kovac", ["Mira Kovac", "Kovac"]) == 1.0, "the best accepted answer"
+    assert metrics.token_f1("nothing", ["Kovac"]) == 0.0
+
+
+def test_grading_prompt_is_the_papers_listing() -> None:
+    prompt = grading_prompt("Who?", ["Ada", "Ada Park"], "Ada P.")
+    assert prompt.startswith("You are an expert professor specialized in grading whether")
+    assert (
+        "Question: Which year was Marvel started?\nAnswer: 1939\nPrediction: 1200\nReturn: 0"
+        in (prompt)
+    )
+    assert prompt.endswith(
+        "Question: Who?\nAnswer: Ada / Ada Park\nPrediction: Ada P.\n"
+        "If the prediction is correct according to the answer, return 1. Otherwise, return 0.\n"
+        "Return: your reply can only be one number '0' or '1'"
+    )
 
 
 def test_evaluate_builds_the_graph_once_and_runs_every_retriever(
     tmp_path: Path, encoder: Encoder
 ) -> None:
-    def factory(data_dir: Path) -> kgp.KnowledgeGraph:
-        graph = kgp.open(data_dir=data_dir)
-        graph._encoder = encoder
-        return graph
-
+    factory = partial(kgp.open, encoder=encoder)
     path = dataset(tmp_path)
     out = tmp_path / "results.json"
-    names = ["dense", "bm25", "tfidf", "kgp-tfidf", "kgp-embedding"]
-    result = evaluate(path, factory, tmp_path / "data", retrievers=names, k=4, out=out)
+    result = evaluate(path, factory, tmp_path / "data", k=4, out=out)
     assert result.complete and result.passages == len(PEOPLE)
     assert result.skipped == ["q3"]
     summary = result.summaries()
-    assert list(summary) == names
+    ran = ["bm25", "tfidf", "knn", "dense", "mdr", "kgp-tfidf", "kgp-embedding", "kgp-hybrid"]
+    assert list(summary) == [*ran, "kgp-embedding-text"]
+    assert set(result.unavailable) == {"none", "golden", "kgp-mdr", "kgp-t5", "kgp-llm"}
+    assert "KGP_T5_MODEL" in result.unavailable["kgp-t5"]
     for row in summary.values():
         assert row["questions"] == 2 and row["failed"] == 0
         assert 0 <= row["recall@4"] <= 100 and row["store_calls"] >= 1
     assert summary["dense"]["recall@4"] >= 50.0
+    assert summary["mdr"]["store_calls"] == 4 and summary["mdr"]["recall@4"] >= 50.0
     saved = json.loads(out.read_text())
     assert saved["complete"] and len(saved["questions"]["kgp-tfidf"]) == 2
+    assert len(saved["recall_curves"]["knn"]) == 4
+    assert out.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     built = list((tmp_path / "data" / "eval").iterdir())
     again = evaluate(path, factory, tmp_path / "data", retrievers=["dense"], k=4)
     assert list((tmp_path / "data" / "eval").iterdir()) == built, "the graph is reused"
@@ -89,17 +125,65 @@ def test_evaluate_builds_the_graph_once_and_runs_every_retriever(
     }
 
 
+def test_named_retriever_that_cannot_run_is_an_error(tmp_path: Path, encoder: Encoder) -> None:
+    factory = partial(kgp.open, encoder=encoder)
+    with pytest.raises(ConfigurationError, match="set KGP_T5_MODEL"):
+        evaluate(dataset(tmp_path), factory, tmp_path / "d", retrievers=["dense,kgp-t5"], k=3)
+    with pytest.raises(ConfigurationError, match="golden is a bound for answering"):
+        evaluate(dataset(tmp_path), factory, tmp_path / "d", retrievers=["golden"], k=3)
+
+
+def test_knn_mixes_dense_and_fuzzy_matches(tmp_path: Path, encoder: Encoder) -> None:
+    result = evaluate(
+        dataset(tmp_path),
+        partial(kgp.open, encoder=encoder),
+        tmp_path / "d",
+        retrievers=["dense", "knn"],
+        k=4,
+    )
+    dense, knn = (result.reports[n].questions[0].retrieved for n in ("dense", "knn"))
+    assert knn[:2] == dense[:2], "the first half of the budget is dense"
+    assert len(knn) == 4 and len(set(knn)) == 4
+
+
+def test_per_question_setting(tmp_path: Path, encoder: Encoder) -> None:
+    factory = partial(kgp.open, encoder=encoder)
+    names = ["dense", "kgp-tfidf"]
+    result = evaluate(
+        dataset(tmp_path), factory, tmp_path / "d", retrievers=names, k=3, setting="per-question"
+    )
+    assert result.setting == "per-question" and result.complete
+    assert result.passages == 2 * len(PEOPLE), "one graph of the question's paragraphs each"
+    assert [len(result.reports[n].questions) for n in names] == [2, 2]
+    folder = next((tmp_path / "d" / "eval").glob("*-per-question"))
+    assert sorted(p.name for p in folder.glob("built-*")) == ["built-q0", "built-q1"]
+    again = evaluate(
+        dataset(tmp_path),
+        factory,
+        tmp_path / "d",
+        retrievers=["dense"],
+        k=3,
+        setting="per-question",
+    )
+    assert again.summaries()["dense"]["recall@3"] == result.summaries()["dense"]["recall@3"]
+    with pytest.raises(ConfigurationError, match="unknown setting 'each'"):
+        evaluate(dataset(tmp_path), factory, tmp_path / "d", setting="each")
+
+
+def test_limit_with_a_seed_samples(tmp_path: Path) -> None:
+    items = load_qa(dataset(tmp_path))
+    assert choose_items(items, 2, None) == items[:2]
+    sample = choose_items(items, 2, 7)
+    assert sample == choose_items(items, 2, 7) and len(sample) == 2
+    assert {tuple(i.id for i in choose_items(items, 1, s)) for s in range(20)} == {
+        ("q1",),
+        ("q2",),
+        ("q3",),
+    }
+
+
 def test_interrupted_run_leaves_a_valid_partial_file(tmp_path: Path, encoder: Encoder) -> None:
-    calls = 0
-
-    def factory(data_dir: Path) -> kgp.KnowledgeGraph:
-        graph = kgp.open(data_dir=data_dir)
-        graph._encoder = encoder
-        return graph
-
     def stop(name: str, done: int, total: int) -> None:
-        nonlocal calls
-        calls += 1
         if name == "bm25":
             raise KeyboardInterrupt
 
@@ -107,7 +191,7 @@ def test_interrupted_run_leaves_a_valid_partial_file(tmp_path: Path, encoder: En
     with pytest.raises(KeyboardInterrupt):
         evaluate(
             dataset(tmp_path),
-            factory,
+            partial(kgp.open, encoder=encoder),
             tmp_path / "d",
             retrievers=["dense", "bm25"],
             k=3,
@@ -122,9 +206,11 @@ def test_interrupted_run_leaves_a_valid_partial_file(tmp_path: Path, encoder: En
 def test_bad_input(tmp_path: Path) -> None:
     unknown = tmp_path / "odd.json"
     unknown.write_text(json.dumps([{"question": "q", "facts": []}]))
-    with pytest.raises(DocumentError, match="not a MuSiQue, HotpotQA or 2Wiki question"):
+    with pytest.raises(DocumentError, match="not a MuSiQue, HotpotQA, 2Wiki or kgp's JSONL"):
         evaluate(unknown, kgp.open, tmp_path, retrievers=["dense"])
-    with pytest.raises(ConfigurationError, match="unknown retriever 'oracle'; choose from dense"):
+    with pytest.raises(
+        ConfigurationError, match="unknown retriever 'oracle'; choose from all, none, golden, bm25"
+    ):
         evaluate(dataset(tmp_path), kgp.open, tmp_path, retrievers=["oracle"])
 
 
@@ -148,8 +234,111 @@ def test_cli_eval(tmp_path: Path) -> None:
     summary = json.loads(done.stdout)
     assert set(summary["summary"]) == {"dense", "kgp-tfidf"}
     assert summary["skipped_without_gold"] == ["q3"] and summary["complete"]
-    table = run_kgp("--data-dir", str(data_dir), "eval", str(path), "--retrievers", "dense")
-    assert table.returncode == 0 and "recall@30" in table.stdout and "dense" in table.stdout
+    table = run_kgp("--data-dir", str(data_dir), "eval", str(path), "--retrievers", "all")
+    assert table.returncode == 0, table.stderr
+    assert "recall@30" in table.stdout and "knn" in table.stdout and "kgp-hybrid" in table.stdout
+    assert "not run: kgp-t5: the t5 scorer needs a seq2seq model" in table.stderr
+    assert "not run: golden: golden is a bound for answering" in table.stderr
+    written = list((data_dir / "eval" / "results").glob("tiny_hotpot-*"))
+    assert sorted(p.suffix for p in written) == [".json", ".png"], "results by default"
     bad = run_kgp("--data-dir", str(data_dir), "eval", str(tmp_path / "missing.json"))
     assert bad.returncode == 1 and bad.stderr.startswith("kgp: error: ")
     assert "cannot read the QA file" in bad.stderr
+
+
+def user_questions(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
+    path = tmp_path / "mine.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+USER_ROWS: list[dict[str, object]] = [
+    {
+        "id": "u1",
+        "question": "Who manages Alder Creek station?",
+        "answer": ["Mira Kovac", "Kovac"],
+        "supporting": ["The station manager is  Mira Kovac."],
+    },
+    {
+        "id": "u2",
+        "question": "In Table 1, which station had the most pump hours?",
+        "supporting": [{"document": "rainfall-2024.pdf", "table": 1}],
+    },
+    {
+        "id": "u3",
+        "question": "Summarise page 1 of the maintenance log",
+        "supporting": [{"document": "maintenance.md", "page": 1}],
+    },
+    {
+        "id": "u4",
+        "question": "What is the capital of Mars?",
+        "supporting": ["Olympus is the capital of Mars.", {"document": "atlas.pdf", "page": 2}],
+    },
+]
+
+
+def test_user_questions_against_an_existing_graph(
+    kg: kgp.KnowledgeGraph, encoder: Encoder, tmp_path: Path
+) -> None:
+    factory = partial(kgp.open, data_dir=kg.settings.data_dir, encoder=encoder)
+    path = user_questions(tmp_path, USER_ROWS)
+    result = evaluate(path, factory, tmp_path / "d", retrievers=["dense", "kgp-tfidf"], k=30)
+    assert result.setting == "graph" and not (tmp_path / "d" / "eval").exists()
+    assert result.unresolved == {
+        "u4": ["text 'Olympus is the capital of Mars.'", "atlas.pdf page 2"]
+    }
+    dense, traversal = result.summaries()["dense"], result.summaries()["kgp-tfidf"]
+    structural = [q.id for q in result.reports["dense"].questions if q.structures]
+    assert structural == ["u2", "u3", "u4"]
+    assert traversal["struct_em"] == 66.7, "the table and the whole page; not the missing page"
+    assert dense["struct_em"] == 33.3, "the vector index holds no tables"
+    u1 = result.reports["kgp-tfidf"].questions[0]
+    assert len(u1.gold) == 1 and u1.gold[0] and u1.gold[0][0] in u1.retrieved
+    assert [len(q.gold) for q in result.reports["dense"].questions] == [1, 1, 1, 2]
+    assert kg.retrieve("Who manages Alder Creek?", k=3).passages, "the fixture's client still works"
+    missing = user_questions(tmp_path, USER_ROWS[3:])
+    with pytest.raises(DocumentError, match="none of the supporting references of .*kgp sync"):
+        evaluate(missing, factory, tmp_path / "d", retrievers=["dense"])
+    with pytest.raises(ConfigurationError, match="the per-question setting is for native sets"):
+        evaluate(path, factory, tmp_path / "d", retrievers=["dense"], setting="per-question")
+
+
+def grade_or_answer(messages: list[dict[str, str]]) -> str:
+    prompt = messages[-1]["content"]
+    if prompt.startswith("You are an expert professor"):
+        return "1" if "Prediction: Mira Kovac" in prompt else "0"
+    context = prompt.split("CONTEXT:", 1)[1].rsplit("QUESTION:", 1)[0]
+    return "Mira Kovac [1]" if "Mira Kovac" in context else "I do not know"
+
+
+def test_reader_metrics_with_bounds(
+    kg: kgp.KnowledgeGraph, encoder: Encoder, tmp_path: Path
+) -> None:
+    with chat_server(grade_or_answer) as server:
+        factory = partial(
+            kgp.open,
+            data_dir=kg.settings.data_dir,
+            encoder=encoder,
+            llm_base_url=server.url,
+            llm_model="m",
+        )
+        path = user_questions(tmp_path, USER_ROWS[:3])
+        result = evaluate(
+            path, factory, tmp_path / "d", retrievers=["none,golden,kgp-tfidf"], k=5, reader=True
+        )
+        summary = result.summaries()
+        assert summary["none"]["answered"] == 1, "only u1 has an answer to grade"
+        assert (summary["none"]["em"], summary["none"]["acc"]) == (0.0, 0.0)
+        assert summary["golden"]["em"] == summary["golden"]["f1"] == summary["golden"]["acc"] == 100
+        assert summary["kgp-tfidf"]["acc"] == 100.0
+        row = result.reports["golden"].questions[0]
+        assert row.prediction == "Mira Kovac" and row.em == 1.0
+        server.script = [("status", 401)] * 50
+        failed = evaluate(
+            path, factory, tmp_path / "d", retrievers=["golden"], k=5, reader=True
+        ).reports["golden"]
+        assert failed.summary(5)["acc"] == 0.0, "a failed answer is a miss"
+        assert failed.questions[0].error and failed.questions[0].error.startswith("reader: ")
+    unconfigured = partial(kgp.open, data_dir=kg.settings.data_dir, encoder=encoder)
+    with pytest.raises(ConfigurationError, match="answering needs a chat model"):
+        evaluate(path, unconfigured, tmp_path / "d", retrievers=["dense"], reader=True)

@@ -61,12 +61,67 @@ def test_json_lines_and_shared_corpus_ids(tmp_path: Path) -> None:
     assert corpus.ids[("B", "B is new.")] == "hp/1#passage=0"
 
 
+def test_kgp_jsonl_format(tmp_path: Path) -> None:
+    rows = [
+        {
+            "id": "u1",
+            "question": "Who manages Alder Creek?",
+            "answer": ["Mira Kovac", "Kovac"],
+            "supporting": [
+                "The station   manager is Mira Kovac.",
+                {"document": "stations.pdf", "page": 3},
+                {"document": "reports/stations.pdf", "table": 2},
+                {"document": "notes.md"},
+            ],
+        },
+        {"question": "What is the rainfall?", "supporting": [{"text": "Rain fell."}]},
+    ]
+    path = tmp_path / "mine.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    first, second = load_qa(path)
+    assert first.id == "u1" and first.answers == ("Mira Kovac", "Kovac") and first.has_gold
+    assert [s.describe() for s in first.supports] == [
+        "text 'The station manager is Mira Kovac.'",
+        "stations.pdf page 3",
+        "reports/stations.pdf table 2",
+        "notes.md",
+    ]
+    assert second.answer == "" and second.supports[0].text == "Rain fell."
+    assert not first.paragraphs and not first.gold
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"question": "", "supporting": []}, "question 2: 'question' must be a non-empty string"),
+        ({"question": "q", "supporting": "x"}, "'supporting' must be a list"),
+        ({"question": "q", "supporting": [3]}, "supporting 0: give a passage's text or"),
+        ({"question": "q", "supporting": [{"document": "a.pdf", "page": 0}]}, "a number from 1"),
+        ({"question": "q", "supporting": [{"document": "a", "page": 1, "table": 1}]}, "one of"),
+        ({"question": "q", "answer": 4, "supporting": []}, "'answer' must be a string or a list"),
+    ],
+)
+def test_bad_kgp_jsonl_rows(tmp_path: Path, row: dict[str, object], message: str) -> None:
+    path = tmp_path / "mine.jsonl"
+    good = {"question": "fine?", "supporting": ["text"]}
+    path.write_text(json.dumps(good) + "\n" + json.dumps(row) + "\n")
+    with pytest.raises(DocumentError, match=message):
+        load_qa(path)
+
+
+def test_bad_json_line_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"question": "q", "supporting": ["t"]}\n{oops\n')
+    with pytest.raises(DocumentError, match="not JSON or JSON lines \\(line 2: "):
+        load_qa(path)
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
         ("not json", "not JSON or JSON lines"),
         ("[]", "expected a non-empty list of questions"),
-        ('[{"question": "q"}]', "question 0: not a MuSiQue, HotpotQA or 2Wiki question"),
+        ('[{"question": "q"}]', "question 1: not a MuSiQue, HotpotQA, 2Wiki or kgp's JSONL"),
     ],
 )
 def test_bad_qa_files(tmp_path: Path, content: str, message: str) -> None:

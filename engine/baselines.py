@@ -1,0 +1,107 @@
+"""The retrievers ``kgp eval`` compares, all with the same passage budget ``k`` (KGP supplement
+§8.2): ``bm25``, ``tfidf``, ``knn`` (dense top half + fuzzy Levenshtein top half), ``dense``,
+``mdr`` (two-hop beam, pairs ranked by the product of their scores), ``none`` and ``golden``
+(bounds for answering: no passages, the gold passages) and ``kgp-<scorer>`` (the traversal)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from kgp.agents.retriever import SCORERS
+from kgp.agents.seeders import Seeder
+from kgp.client import KnowledgeGraph
+from kgp.errors import ConfigurationError
+from rapidfuzz import fuzz, process
+
+SEEDER_BASELINES = {"dense": "vector", "bm25": "fulltext", "tfidf": "tfidf"}
+BASELINES = ("bm25", "tfidf", "knn", "dense", "mdr")
+ANSWER_BOUNDS = ("none", "golden")  # only meaningful with a reader
+KGP_RETRIEVERS = tuple(f"kgp-{name}" for name in SCORERS)
+RETRIEVERS = (*ANSWER_BOUNDS, *BASELINES, *KGP_RETRIEVERS)
+
+# Retrieve for a question (its text and its gold units): passage ids, best first.
+Run = Callable[[str, Sequence[Sequence[str]]], list[str]]
+
+
+def make_runner(kg: KnowledgeGraph, name: str, k: int) -> Run:
+    """The retriever ``name`` over ``kg``; a :class:`ConfigurationError` when it cannot run here
+    (a model scorer whose model is not configured)."""
+    if name == "none":
+        return lambda question, gold: []
+    if name == "golden":
+        return lambda question, gold: list(dict.fromkeys(p for unit in gold for p in unit))
+    if name in SEEDER_BASELINES:
+        seeder = Seeder(kg.store, kg.encoder.encode, SEEDER_BASELINES[name])
+        return lambda question, gold: [pid for pid, _ in seeder.seeds(question, k)]
+    if name == "knn":
+        return Knn(kg, k)
+    if name == "mdr":
+        return TwoHopBeam(kg, k)
+    if name in KGP_RETRIEVERS:
+        retriever = kg.retriever(scorer=name.removeprefix("kgp-"))
+        return lambda question, gold: [p.id for p in retriever.retrieve(question, k).passages]
+    raise ConfigurationError(f"unknown retriever {name!r}; choose from {', '.join(RETRIEVERS)}")
+
+
+class Knn:
+    """The paper's KNN baseline: the top half of the budget by embedding similarity, the rest
+    by fuzzy matching (Levenshtein-based ``WRatio``) of the question against every passage."""
+
+    def __init__(self, kg: KnowledgeGraph, k: int) -> None:
+        self.kg = kg
+        self.k = k
+        self.dense = Seeder(kg.store, kg.encoder.encode, "vector")
+        self._passages: tuple[list[str], list[str]] | None = None
+
+    def passages(self) -> tuple[list[str], list[str]]:
+        """Every passage's id and text, read once (two queries)."""
+        if self._passages is None:
+            docs = [d.id for d in self.kg.store.list_documents()]
+            rows = self.kg.store.document_passages(docs)
+            self._passages = [str(r["id"]) for r in rows], [str(r["text"]) for r in rows]
+        return self._passages
+
+    def __call__(self, question: str, gold: Sequence[Sequence[str]]) -> list[str]:
+        dense = [pid for pid, _ in self.dense.seeds(question, (self.k + 1) // 2)]
+        ids, texts = self.passages()
+        matches = process.extract(question, texts, scorer=fuzz.WRatio, limit=self.k)
+        fuzzy = [ids[index] for _, _, index in matches]
+        return list(dict.fromkeys([*dense, *fuzzy]))[: self.k]
+
+
+class TwoHopBeam:
+    """MDR's retrieval (supplement §8.2): the ``first`` passages nearest the question, then for
+    each the ``second`` nearest to question + that passage; the pairs ranked by the product of
+    their two scores, flattened into passages until the budget is spent. Four store calls."""
+
+    def __init__(self, kg: KnowledgeGraph, k: int, first: int = 15, second: int = 3) -> None:
+        self.store = kg.store
+        self.encode = kg.encoder.encode
+        self.k, self.first, self.second = k, first, second
+
+    def __call__(self, question: str, gold: Sequence[Sequence[str]]) -> list[str]:
+        hits = self.store.vector_search(self.encode([question])[0].tolist(), self.first)
+        if not hits:
+            return []
+        texts = self.store.passage_vectors([h.id for h in hits])
+        queries = [f"{question} {texts[h.id]['text'] if h.id in texts else ''}" for h in hits]
+        vectors = self.encode(queries)
+        found = self.store.knn_candidates(
+            vectors.tolist(), limit=self.second + 1, exclude_ids=[[h.id] for h in hits]
+        )
+        stored = self.store.passage_vectors({pid for _, pid in found})
+        per_hit: dict[int, list[tuple[float, str]]] = {}
+        for i, pid in found:
+            if pid in stored:
+                score = float(np.dot(vectors[i], np.asarray(stored[pid]["embedding"])))
+                per_hit.setdefault(i, []).append((score, pid))
+        pairs = [
+            (hits[i].score * score, hits[i].id, pid)
+            for i, scored in per_hit.items()
+            for score, pid in sorted(scored, reverse=True)[: self.second]
+        ]
+        pairs.sort(key=lambda pair: -pair[0])
+        ranked = [pid for _, a, b in pairs for pid in (a, b)]
+        ranked += [h.id for h in hits]  # first-hop passages whose pairs all fell short
+        return list(dict.fromkeys(ranked))[: self.k]
