@@ -1,14 +1,15 @@
 """The retrievers ``kgp eval`` compares, all with the same passage budget ``k`` (KGP supplement
 §8.2): ``bm25``, ``tfidf``, ``knn`` (dense top half + fuzzy Levenshtein top half), ``dense``,
 ``mdr`` (two-hop beam, pairs ranked by the product of their scores), ``none`` and ``golden``
-(bounds for answering: no passages, the gold passages) and ``kgp-<scorer>`` (the traversal)."""
+(bounds for answering: no passages, the gold passages) and ``kgp-<scorer>`` (the traversal with
+the configured seeder; ``kgp-<scorer>:<seeder>[:<order>]`` picks the seeder and final order)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from kgp.agents.retriever import SCORERS
+from kgp.agents.retriever import ORDERS, SCORERS
 from kgp.agents.seeders import Seeder
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError
@@ -38,10 +39,24 @@ def make_runner(kg: KnowledgeGraph, name: str, k: int) -> Run:
         return Knn(kg, k)
     if name == "mdr":
         return TwoHopBeam(kg, k)
-    if name in KGP_RETRIEVERS:
-        retriever = kg.retriever(scorer=name.removeprefix("kgp-"))
+    if known(name) and name.startswith("kgp-"):
+        scorer, *choice = name.removeprefix("kgp-").split(":")
+        retriever = kg.retriever(
+            scorer=scorer,
+            seeder=choice[0] if choice else None,
+            order=choice[1] if len(choice) > 1 else "question",
+        )
         return lambda question, gold: [p.id for p in retriever.retrieve(question, k).passages]
     raise ConfigurationError(f"unknown retriever {name!r}; choose from {', '.join(RETRIEVERS)}")
+
+
+def known(name: str) -> bool:
+    """A retriever's name: one of :data:`RETRIEVERS`, or ``kgp-SCORER:SEEDER[:ORDER]``."""
+    if name in RETRIEVERS:
+        return True
+    head, _, rest = name.partition(":")
+    seeder, _, order = rest.partition(":")
+    return head in KGP_RETRIEVERS and seeder in Seeder.KINDS and (not order or order in ORDERS)
 
 
 class Knn:

@@ -371,6 +371,10 @@ def eval_command(
             "small collection per question."
         ),
     ] = "shared",
+    corpus: Annotated[
+        Path | None,
+        typer.Option(help="A [{title, text}] JSON file of more passages for the shared graph."),
+    ] = None,
     reader: Annotated[
         bool,
         typer.Option(
@@ -428,6 +432,7 @@ def eval_command(
                 limit=limit,
                 seed=seed,
                 setting=setting,
+                corpus=corpus,
                 reader=reader,
                 out=out,
                 on_progress=progress,
@@ -449,7 +454,7 @@ def eval_command(
             table.add_row(name, *(f"{row[key]:g}" if key in row else "" for key in keys))
         Console(width=max(160, Console().width)).print(table)
     for name, why in result.unavailable.items():
-        err.print(f"not run: {name}: {why}", highlight=False)
+        err.print(f"not run: {name}: {why}", highlight=False, soft_wrap=True)
     if result.skipped:
         err.print(f"{len(result.skipped)} questions without gold passages skipped", highlight=False)
     if result.unresolved:
@@ -459,7 +464,9 @@ def eval_command(
             f"the graph (misses; listed under gold_not_in_graph in {out})",
             highlight=False,
         )
-    err.print(f"{result.seconds:.0f} s; per-question results in {out}", highlight=False)
+    err.print(
+        f"{result.seconds:.0f} s; per-question results in {out}", highlight=False, soft_wrap=True
+    )
 
 
 def _version(package: str) -> str:

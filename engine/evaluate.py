@@ -33,10 +33,10 @@ from kgp.agents.judge import Judge
 from kgp.agents.llm import ChatClient
 from kgp.agents.reader import Reader
 from kgp.agents.retriever import RetrievedPassage
-from kgp.baselines import ANSWER_BOUNDS, RETRIEVERS, Run, make_runner
+from kgp.baselines import ANSWER_BOUNDS, RETRIEVERS, Run, known, make_runner
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError, DocumentError, KgpError
-from kgp.qa import QaItem, SharedCorpus, Support, load_qa, shared_corpus
+from kgp.qa import Paragraph, QaItem, SharedCorpus, Support, load_corpus, load_qa, shared_corpus
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore
 
@@ -210,9 +210,10 @@ def parse_retrievers(names: Sequence[str]) -> list[str]:
         for part in (p.strip() for p in name.split(",")):
             if part == "all":
                 out += RETRIEVERS
-            elif part and part not in RETRIEVERS:
+            elif part and not known(part):
                 raise ConfigurationError(
-                    f"unknown retriever {part!r}; choose from all, {', '.join(RETRIEVERS)}"
+                    f"unknown retriever {part!r}; choose from all, {', '.join(RETRIEVERS)} "
+                    "(or kgp-SCORER:SEEDER[:ORDER])"
                 )
             elif part:
                 out.append(part)
@@ -233,12 +234,25 @@ def build_corpus_graph(
     return kg
 
 
-def shared_target(factory: KgFactory, root: Path, items: list[QaItem], name: str) -> Target:
-    corpus = shared_corpus(items, prefix=name)
+def shared_target(
+    factory: KgFactory, root: Path, items: list[QaItem], name: str, extra: list[Paragraph]
+) -> Target:
+    corpus = shared_corpus(items, prefix=name, extra=extra)
     folder = root / "eval" / f"{name}-{corpus_key(corpus, name)}"
     folder.mkdir(parents=True, exist_ok=True)
     kg = build_corpus_graph(factory, folder, corpus, name)
     return Target(kg, [Case(item, [[corpus.ids[p]] for p in item.gold]) for item in items])
+
+
+def report_missing(target: Target, result: Evaluation) -> None:
+    """Gold passages the graph lacks (a paragraph ingest skipped, say) are listed; they stay
+    in the gold, so they count as misses."""
+    wanted = [pid for case in target.cases for unit in case.gold for pid in unit]
+    present = target.kg.store.fetch_nodes(wanted)
+    for case in target.cases:
+        missing = [pid for unit in case.gold for pid in unit if pid not in present]
+        if missing:
+            result.unresolved[case.item.id or case.item.question] = missing
 
 
 def per_question_folder(root: Path, items: list[QaItem], name: str) -> Path:
@@ -368,6 +382,7 @@ def evaluate(
     limit: int | None = None,
     seed: int | None = None,
     setting: str = "shared",
+    corpus: Path | None = None,
     reader: bool = False,
     out: Path | None = None,
     on_progress: Callable[[str, int, int], None] | None = None,
@@ -376,10 +391,11 @@ def evaluate(
     """Evaluate ``retrievers`` on ``dataset`` (or on ``items`` already read from it).
 
     ``factory(**overrides)`` opens a graph (``data_dir``, ``graph``, ``encoder`` overrides; none
-    for the configured graph). Named retrievers that cannot run here fail before any work;
-    ``all`` runs those that can and lists the others in ``unavailable``. Partial results are
-    written to ``out`` as they come, kept valid if the run is interrupted, with a PNG of the
-    recall curves beside it."""
+    for the configured graph). ``corpus``: a ``[{title, text}]`` JSON file of more passages for
+    the shared graph (a retrieval corpus beside the questions). Named retrievers that cannot
+    run here fail before any work; ``all`` runs those that can and lists the others in
+    ``unavailable``. Partial results are written to ``out`` as they come, kept valid if the run
+    is interrupted, with a PNG of the recall curves beside it."""
     if k < 1:
         raise ConfigurationError(f"k must be at least 1, not {k}")
     if setting not in SETTINGS:
@@ -393,6 +409,8 @@ def evaluate(
     user_format = any(item.supports for item in items)
     if user_format and any(item.paragraphs for item in items):
         raise DocumentError(f"{dataset}: mixes kgp's format with a native QA format")
+    if corpus is not None and (user_format or setting != "shared"):
+        raise ConfigurationError("--corpus adds passages to the shared graph of a native set")
     if user_format and setting != "shared":
         raise ConfigurationError(
             f"{dataset} is in kgp's format, asked of the configured graph; the {setting} "
@@ -415,7 +433,8 @@ def evaluate(
             assert holder is not None
             targets = per_question_targets(factory, folder, usable, name, holder)
         else:
-            targets = iter([shared_target(factory, root, usable, name)])
+            extra = load_corpus(corpus) if corpus is not None else []
+            targets = iter([shared_target(factory, root, usable, name, extra)])
         reading = _reading(holder.settings if holder else load_settings()) if reader else None
         _run(
             result,
@@ -501,6 +520,8 @@ def _run(
         try:
             target.kg.encoder.load()
             result.passages += target.kg.store.counts().labels.get("Passage", 0)
+            if result.setting != "graph":
+                report_missing(target, result)
             runners = _runners(target.kg, names, named, k, reading is not None, result)
             for name, run in runners.items():
                 report = result.reports.setdefault(name, RetrieverReport(name))

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import kgp
 import pytest
-from kgp.errors import ConfigurationError, DocumentError
 from kgp import metrics
 from kgp.agents.judge import grading_prompt
+from kgp.errors import ConfigurationError, DocumentError
 from kgp.evaluate import QuestionResult, RetrieverReport, choose_items, evaluate
-from kgp.qa import load_qa
 from kgp.ingest.embedding import Encoder
+from kgp.qa import load_qa
 
 from tests.llm_server import chat_server
 from tests.test_cli import kgp as run_kgp
@@ -297,7 +297,7 @@ def test_user_questions_against_an_existing_graph(
     assert [len(q.gold) for q in result.reports["dense"].questions] == [1, 1, 1, 2]
     assert kg.retrieve("Who manages Alder Creek?", k=3).passages, "the fixture's client still works"
     missing = user_questions(tmp_path, USER_ROWS[3:])
-    with pytest.raises(DocumentError, match="none of the supporting references of .*kgp sync"):
+    with pytest.raises(DocumentError, match=r"none of the supporting references of .*kgp sync"):
         evaluate(missing, factory, tmp_path / "d", retrievers=["dense"])
     with pytest.raises(ConfigurationError, match="the per-question setting is for native sets"):
         evaluate(path, factory, tmp_path / "d", retrievers=["dense"], setting="per-question")
@@ -342,3 +342,31 @@ def test_reader_metrics_with_bounds(
     unconfigured = partial(kgp.open, data_dir=kg.settings.data_dir, encoder=encoder)
     with pytest.raises(ConfigurationError, match="answering needs a chat model"):
         evaluate(path, unconfigured, tmp_path / "d", retrievers=["dense"], reader=True)
+
+
+def test_gold_the_graph_lacks_is_reported_and_missed(tmp_path: Path, encoder: Encoder) -> None:
+    factory = partial(kgp.open, encoder=encoder)
+    path = dataset(tmp_path)
+    first = evaluate(path, factory, tmp_path / "d", retrievers=["dense"], k=4)
+    assert first.unresolved == {}
+    gold = first.reports["dense"].questions[1].gold  # q2: Bea Stone, Maine
+    (folder,) = (tmp_path / "d" / "eval").iterdir()
+    with kgp.open(data_dir=folder / "kb", encoder=encoder) as graph:  # the cached graph, damaged
+        assert graph.store.delete_document(gold[1][0].split("#")[0])
+    again = evaluate(path, factory, tmp_path / "d", retrievers=["dense"], k=4)
+    assert again.unresolved == {"q2": [gold[1][0]]}
+    assert again.reports["dense"].questions[1].gold == gold, "still gold: a miss"
+
+
+EXAMPLE_QUESTIONS = Path(__file__).resolve().parents[1] / "examples" / "questions.jsonl"
+
+
+def test_shipped_example_questions(
+    kg: kgp.KnowledgeGraph, encoder: Encoder, tmp_path: Path
+) -> None:
+    factory = partial(kgp.open, data_dir=kg.settings.data_dir, encoder=encoder)
+    result = evaluate(EXAMPLE_QUESTIONS, factory, tmp_path, retrievers=["dense,kgp-tfidf"], k=10)
+    assert result.unresolved == {}, "every supporting reference is in the examples graph"
+    summary = result.summaries()
+    assert summary["kgp-tfidf"]["questions"] == 6 and summary["kgp-tfidf"]["struct_em"] == 100.0
+    assert summary["kgp-tfidf"]["recall@10"] >= summary["dense"]["recall@10"]
