@@ -469,6 +469,136 @@ def eval_command(
     )
 
 
+train_app = typer.Typer(
+    help="Fine-tune the traversal's models from multi-hop QA data (MuSiQue, HotpotQA, 2Wiki).",
+    no_args_is_help=True,
+)
+app.add_typer(train_app, name="train")
+
+DataArgument = Annotated[
+    list[Path], typer.Argument(help="Training QA files (MuSiQue, HotpotQA or 2Wiki; train/ only).")
+]
+OutputOption = Annotated[Path, typer.Option("--output", "-o", help="Directory to write.")]
+CorpusOption = Annotated[
+    list[Path] | None,
+    typer.Option("--corpus", help="[{title, text}] passages for BM25 hard negatives."),
+]
+EpochsOption = Annotated[int, typer.Option(min=1, help="Passes over the pairs.")]
+BatchOption = Annotated[int, typer.Option("--batch-size", min=1, help="Pairs per step.")]
+SeedOption = Annotated[int, typer.Option(help="Seed of shuffling, sampling and weights.")]
+LengthOption = Annotated[int, typer.Option("--max-length", min=8, help="Tokens per input.")]
+DeviceOption = Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")]
+OverwriteOption = Annotated[bool, typer.Option(help="Replace an existing output directory.")]
+
+
+def _train(kind: str, data: list[Path], corpus: list[Path] | None, **options: Any) -> None:
+    from kgp.training import TrainConfig, load_training_data, train_mdr, train_t5
+
+    state_quiet = options.pop("quiet")
+    base, output = options.pop("base"), options.pop("output")
+    device, overwrite = options.pop("device"), options.pop("overwrite")
+    try:
+        config = TrainConfig(**{k: v for k, v in options.items() if v is not None})
+        pairs = load_training_data(data, corpus or [], seed=config.seed)
+        err.print(
+            f"{len(pairs.pairs)} pairs from {pairs.questions} questions "
+            f"({pairs.skipped} without gold passages skipped)",
+            highlight=False,
+        )
+        train = train_mdr if kind == "mdr" else train_t5
+        report = train(
+            pairs,
+            base,
+            output,
+            config=config,
+            device=device,
+            overwrite=overwrite,
+            data=[str(p) for p in [*data, *(corpus or [])]],
+            progress=(lambda _: None) if state_quiet else (lambda m: err.print(m, highlight=False)),
+        )
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    held = ", ".join(f"{k} {v}" for k, v in report.held_out.items())
+    print(f"saved {output} ({report.seconds:.0f} s on {report.device}; held out: {held})")
+
+
+@train_app.command("mdr")
+def train_mdr_command(
+    ctx: typer.Context,
+    data: DataArgument,
+    output: OutputOption = Path("models/mdr"),
+    base: Annotated[
+        str, typer.Option(help="Sentence-transformers model to start from.")
+    ] = "all-MiniLM-L6-v2",
+    corpus: CorpusOption = None,
+    epochs: EpochsOption = 2,
+    batch_size: BatchOption = 16,
+    learning_rate: Annotated[float, typer.Option("--lr", help="Peak learning rate.")] = 3e-5,
+    seed: SeedOption = 13,
+    max_length: LengthOption = 256,
+    device: DeviceOption = "auto",
+    overwrite: OverwriteOption = False,
+) -> None:
+    """Fine-tune the MDR-style bi-encoder (question + passages so far -> next passage) with a
+    contrastive loss over in-batch and hard negatives.
+
+    Use the result as KGP_MDR_MODEL (scorer mdr) or KGP_ENCODER (a KNN-MDR graph).
+    Example: kgp train mdr ../shared/data/qa/train/musique_train.json --output models/mdr
+    """
+    _train(
+        "mdr",
+        data,
+        corpus,
+        quiet=ctx.obj.quiet,
+        base=base,
+        output=output,
+        device=device,
+        overwrite=overwrite,
+        epochs=epochs,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        seed=seed,
+        max_length=max_length,
+    )
+
+
+@train_app.command("t5")
+def train_t5_command(
+    ctx: typer.Context,
+    data: DataArgument,
+    base: Annotated[str, typer.Option(help="Seq2seq checkpoint directory to start from.")],
+    output: OutputOption = Path("models/t5"),
+    corpus: CorpusOption = None,
+    epochs: EpochsOption = 2,
+    batch_size: BatchOption = 8,
+    learning_rate: Annotated[float, typer.Option("--lr", help="Peak learning rate.")] = 3e-4,
+    seed: SeedOption = 13,
+    max_length: LengthOption = 512,
+    device: DeviceOption = "auto",
+    overwrite: OverwriteOption = False,
+) -> None:
+    """Instruction fine-tuning of a seq2seq model (Listing 1's input -> the next supporting
+    passage), for the t5 scorer.
+
+    Example: kgp train t5 ../shared/data/qa/train/hotpotqa_train.json --base ./t5-large
+    """
+    _train(
+        "t5",
+        data,
+        corpus,
+        quiet=ctx.obj.quiet,
+        base=base,
+        output=output,
+        device=device,
+        overwrite=overwrite,
+        epochs=epochs,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        seed=seed,
+        max_length=max_length,
+    )
+
+
 def _version(package: str) -> str:
     try:
         return metadata.version(package)

@@ -200,10 +200,10 @@ class KnowledgeGraph:
 
 
 def open(
-    *, tracer: Tracer | None = None, encoder: Encoder | None = None, **overrides: Any
+    *, tracer: Tracer | None = None, loaded_encoder: Encoder | None = None, **overrides: Any
 ) -> KnowledgeGraph:
     """Open the knowledge graph the settings describe (overrides are settings fields); an
-    ``encoder`` already loaded can be shared with it."""
+    encoder already loaded (``loaded_encoder``) can be shared with it."""
     settings = load_settings(**overrides)
     store = store_from_settings(settings, tracer=tracer).open()
-    return KnowledgeGraph(settings=settings, store=store, encoder=encoder)
+    return KnowledgeGraph(settings=settings, store=store, encoder=loaded_encoder)

@@ -42,7 +42,7 @@ from kgp.stores import GraphStore
 
 Setting = Literal["shared", "per-question", "graph"]
 SETTINGS = ("shared", "per-question")
-KgFactory = Callable[..., KnowledgeGraph]  # settings overrides (data_dir, graph, encoder) -> graph
+KgFactory = Callable[..., KnowledgeGraph]  # overrides (data_dir, graph, loaded_encoder) -> graph
 READER_WORKERS = 8
 
 
@@ -270,7 +270,7 @@ def per_question_targets(
         corpus = shared_corpus([item], prefix=name)
         graph = f"q{n}"
         kg = build_corpus_graph(
-            lambda **o: factory(**o, encoder=holder.encoder), folder, corpus, name, graph
+            lambda **o: factory(**o, loaded_encoder=holder.encoder), folder, corpus, name, graph
         )
         yield Target(kg, [Case(item, [[corpus.ids[p]] for p in item.gold])])
 
@@ -390,7 +390,7 @@ def evaluate(
 ) -> Evaluation:
     """Evaluate ``retrievers`` on ``dataset`` (or on ``items`` already read from it).
 
-    ``factory(**overrides)`` opens a graph (``data_dir``, ``graph``, ``encoder`` overrides; none
+    ``factory(**overrides)`` opens a graph (``data_dir``, ``graph``, ``loaded_encoder``; none
     for the configured graph). ``corpus``: a ``[{title, text}]`` JSON file of more passages for
     the shared graph (a retrieval corpus beside the questions). Named retrievers that cannot
     run here fail before any work; ``all`` runs those that can and lists the others in

@@ -22,6 +22,7 @@ id each paragraph became."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +62,7 @@ class QaItem:
     gold: tuple[Paragraph, ...]  # in hop order where the format gives it
     supports: tuple[Support, ...] = ()  # kgp's format: references into an existing graph
     aliases: tuple[str, ...] = ()  # other accepted answers
+    kind: str = ""  # the set's question type: bridge, comparison, compositional, ...
 
     @property
     def has_gold(self) -> bool:
@@ -115,9 +117,43 @@ def parse_item(raw: dict[str, Any], where: str) -> QaItem:
             paragraphs = list(gold)
         else:
             raise KeyError("paragraphs, context or gold_passages")
+        kind = str(raw.get("type") or "")
+        if raw.get("evidences"):  # 2Wiki: the triples are in hop order
+            gold = _by_evidence(gold, raw["evidences"])
+        elif kind == "bridge" and "context" in raw:  # HotpotQA
+            gold = _bridge_order(gold)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise DocumentError(f"{where}: not a {FORMATS} question (missing or bad {exc})") from None
-    return QaItem(qid, question, answer, tuple(paragraphs), gold, aliases=aliases)
+    return QaItem(qid, question, answer, tuple(paragraphs), gold, aliases=aliases, kind=kind)
+
+
+def _name(title: str) -> str:
+    """A title compared loosely: lower case, without a trailing "(...)" qualifier."""
+    return " ".join(re.sub(r"\s*\([^)]*\)\s*$", "", str(title)).lower().split())
+
+
+def _by_evidence(gold: tuple[Paragraph, ...], evidences: Sequence[Any]) -> tuple[Paragraph, ...]:
+    """Gold paragraphs in the order their titles appear as subjects of the evidence triples
+    (2Wiki's hop order), then as objects; the rest keep their place after them."""
+    subjects = [_name(triple[0]) for triple in evidences]
+    objects = [_name(triple[-1]) for triple in evidences]
+
+    def rank(paragraph: Paragraph) -> int:
+        name = _name(paragraph[0])
+        if name in subjects:
+            return subjects.index(name)
+        return len(subjects) + (objects.index(name) if name in objects else len(objects))
+
+    return tuple(sorted(gold, key=rank))
+
+
+def _bridge_order(gold: tuple[Paragraph, ...]) -> tuple[Paragraph, ...]:
+    """A HotpotQA bridge pair: the paragraph that names the other's title comes first."""
+    if len(gold) != 2:
+        return gold
+    (a_title, a_text), (b_title, b_text) = gold
+    names_b, names_a = _name(b_title) in a_text.lower(), _name(a_title) in b_text.lower()
+    return (gold[1], gold[0]) if names_a and not names_b else gold
 
 
 def _user_item(raw: dict[str, Any], where: str) -> QaItem:

@@ -96,7 +96,7 @@ def test_grading_prompt_is_the_papers_listing() -> None:
 def test_evaluate_builds_the_graph_once_and_runs_every_retriever(
     tmp_path: Path, encoder: Encoder
 ) -> None:
-    factory = partial(kgp.open, encoder=encoder)
+    factory = partial(kgp.open, loaded_encoder=encoder)
     path = dataset(tmp_path)
     out = tmp_path / "results.json"
     result = evaluate(path, factory, tmp_path / "data", k=4, out=out)
@@ -126,7 +126,7 @@ def test_evaluate_builds_the_graph_once_and_runs_every_retriever(
 
 
 def test_named_retriever_that_cannot_run_is_an_error(tmp_path: Path, encoder: Encoder) -> None:
-    factory = partial(kgp.open, encoder=encoder)
+    factory = partial(kgp.open, loaded_encoder=encoder)
     with pytest.raises(ConfigurationError, match="set KGP_T5_MODEL"):
         evaluate(dataset(tmp_path), factory, tmp_path / "d", retrievers=["dense,kgp-t5"], k=3)
     with pytest.raises(ConfigurationError, match="golden is a bound for answering"):
@@ -136,7 +136,7 @@ def test_named_retriever_that_cannot_run_is_an_error(tmp_path: Path, encoder: En
 def test_knn_mixes_dense_and_fuzzy_matches(tmp_path: Path, encoder: Encoder) -> None:
     result = evaluate(
         dataset(tmp_path),
-        partial(kgp.open, encoder=encoder),
+        partial(kgp.open, loaded_encoder=encoder),
         tmp_path / "d",
         retrievers=["dense", "knn"],
         k=4,
@@ -147,7 +147,7 @@ def test_knn_mixes_dense_and_fuzzy_matches(tmp_path: Path, encoder: Encoder) -> 
 
 
 def test_per_question_setting(tmp_path: Path, encoder: Encoder) -> None:
-    factory = partial(kgp.open, encoder=encoder)
+    factory = partial(kgp.open, loaded_encoder=encoder)
     names = ["dense", "kgp-tfidf"]
     result = evaluate(
         dataset(tmp_path), factory, tmp_path / "d", retrievers=names, k=3, setting="per-question"
@@ -191,7 +191,7 @@ def test_interrupted_run_leaves_a_valid_partial_file(tmp_path: Path, encoder: En
     with pytest.raises(KeyboardInterrupt):
         evaluate(
             dataset(tmp_path),
-            partial(kgp.open, encoder=encoder),
+            partial(kgp.open, loaded_encoder=encoder),
             tmp_path / "d",
             retrievers=["dense", "bm25"],
             k=3,
@@ -280,7 +280,7 @@ USER_ROWS: list[dict[str, object]] = [
 def test_user_questions_against_an_existing_graph(
     kg: kgp.KnowledgeGraph, encoder: Encoder, tmp_path: Path
 ) -> None:
-    factory = partial(kgp.open, data_dir=kg.settings.data_dir, encoder=encoder)
+    factory = partial(kgp.open, data_dir=kg.settings.data_dir, loaded_encoder=encoder)
     path = user_questions(tmp_path, USER_ROWS)
     result = evaluate(path, factory, tmp_path / "d", retrievers=["dense", "kgp-tfidf"], k=30)
     assert result.setting == "graph" and not (tmp_path / "d" / "eval").exists()
@@ -318,7 +318,7 @@ def test_reader_metrics_with_bounds(
         factory = partial(
             kgp.open,
             data_dir=kg.settings.data_dir,
-            encoder=encoder,
+            loaded_encoder=encoder,
             llm_base_url=server.url,
             llm_model="m",
         )
@@ -339,19 +339,21 @@ def test_reader_metrics_with_bounds(
         ).reports["golden"]
         assert failed.summary(5)["acc"] == 0.0, "a failed answer is a miss"
         assert failed.questions[0].error and failed.questions[0].error.startswith("reader: ")
-    unconfigured = partial(kgp.open, data_dir=kg.settings.data_dir, encoder=encoder)
+    unconfigured = partial(kgp.open, data_dir=kg.settings.data_dir, loaded_encoder=encoder)
     with pytest.raises(ConfigurationError, match="answering needs a chat model"):
         evaluate(path, unconfigured, tmp_path / "d", retrievers=["dense"], reader=True)
 
 
 def test_gold_the_graph_lacks_is_reported_and_missed(tmp_path: Path, encoder: Encoder) -> None:
-    factory = partial(kgp.open, encoder=encoder)
+    factory = partial(kgp.open, loaded_encoder=encoder)
     path = dataset(tmp_path)
     first = evaluate(path, factory, tmp_path / "d", retrievers=["dense"], k=4)
     assert first.unresolved == {}
     gold = first.reports["dense"].questions[1].gold  # q2: Bea Stone, Maine
     (folder,) = (tmp_path / "d" / "eval").iterdir()
-    with kgp.open(data_dir=folder / "kb", encoder=encoder) as graph:  # the cached graph, damaged
+    with kgp.open(
+        data_dir=folder / "kb", loaded_encoder=encoder
+    ) as graph:  # the cached graph, damaged
         assert graph.store.delete_document(gold[1][0].split("#")[0])
     again = evaluate(path, factory, tmp_path / "d", retrievers=["dense"], k=4)
     assert again.unresolved == {"q2": [gold[1][0]]}
@@ -364,7 +366,7 @@ EXAMPLE_QUESTIONS = Path(__file__).resolve().parents[1] / "examples" / "question
 def test_shipped_example_questions(
     kg: kgp.KnowledgeGraph, encoder: Encoder, tmp_path: Path
 ) -> None:
-    factory = partial(kgp.open, data_dir=kg.settings.data_dir, encoder=encoder)
+    factory = partial(kgp.open, data_dir=kg.settings.data_dir, loaded_encoder=encoder)
     result = evaluate(EXAMPLE_QUESTIONS, factory, tmp_path, retrievers=["dense,kgp-tfidf"], k=10)
     assert result.unresolved == {}, "every supporting reference is in the examples graph"
     summary = result.summaries()
