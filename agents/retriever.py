@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+from kgp.agents.gnn import GnnRetriever, RecurrentGnnRetriever, describe, gnn_params
 from kgp.agents.llm import ChatClient
 from kgp.agents.models import model_scorer
 from kgp.agents.scorers import EmbeddingScorer, SumScorer, TfidfScorer
@@ -26,6 +27,7 @@ SCORERS = ("tfidf", "embedding", "hybrid", "embedding-text", "mdr", "t5", "llm")
 # the final order of the K passages: as visited, by similarity to the question alone, or both
 # fused by reciprocal rank
 ORDERS = ("visit", "question", "fused", "paths")
+METHODS = ("kgp", "gnn", "rgnn")  # Algorithm 1, GNN-Ret, RGNN-Ret
 MAX_QUESTION_CHARS = 4000
 CACHE_ROWS = 200_000  # passages a retriever keeps in memory between questions
 
@@ -48,6 +50,7 @@ class Retrieval:
     passages: list[RetrievedPassage] = field(default_factory=list)
     seeds: list[dict[str, Any]] = field(default_factory=list)
     structure: dict[str, Any] | None = None  # pages and tables the question named, if any
+    steps: dict[str, Any] | None = None  # RGNN-Ret: sub-questions, answers, why it stopped
     timings: dict[str, float] = field(default_factory=dict)
     store_calls: int = 0
 
@@ -101,8 +104,15 @@ class Retriever:
         max_df: int = 50,
         order: str = "question",
         settings: Settings | None = None,
+        method: str = "kgp",
     ) -> None:
-        """``settings`` give the model paths and endpoint of the mdr, t5 and llm scorers."""
+        """``settings`` give the model paths and endpoint of the mdr, t5 and llm scorers, and
+        GNN-Ret's parameters. ``method``: ``kgp`` (Algorithm 1), ``gnn`` (GNN-Ret's ranking) or
+        ``rgnn`` (RGNN-Ret, with the chat model)."""
+        if method not in METHODS:
+            raise ConfigurationError(
+                f"unknown method {method!r}; choose one of {', '.join(METHODS)}"
+            )
         if scorer not in SCORERS:
             raise ConfigurationError(
                 f"unknown scorer {scorer!r}; available here: {', '.join(SCORERS)}"
@@ -112,10 +122,13 @@ class Retriever:
         self.store = store
         self._embed = embed
         self._encoded: dict[str, np.ndarray] = {}
-        self.seeder = Seeder(store, self._embed_question, seeder, self._texts)
-        self.order = order
-        self._rows: dict[str, dict[str, Any]] = {}
         self.settings = settings
+        self.method = method
+        self.gnn = GnnRetriever(store, self._embed_question, gnn_params(settings), max_df=max_df)
+        self.recurrent = self._recurrent() if method == "rgnn" else None
+        self.seeder = Seeder(store, self._embed_question, seeder, self._texts, self._gnn_seeds)
+        self.order = order if method == "kgp" else "visit"  # GNN-Ret's order is its ranking
+        self._rows: dict[str, dict[str, Any]] = {}
         self.scorer = self._make_scorer(scorer)
         self._structure_model = self._ask_structure()
         self.seed_count = seeds
@@ -145,6 +158,18 @@ class Retriever:
             texts=self._texts,
             vectors=self._vectors,
         )
+
+    def _gnn_seeds(self, question: str, count: int) -> list[tuple[str, float]]:
+        return [(pid, round(1.0 - d, 6)) for pid, d in self.gnn.retrieve(question, count)]
+
+    def _recurrent(self) -> RecurrentGnnRetriever:
+        settings = self.settings
+        if settings is None or not settings.llm_base_url or not settings.llm_model:
+            raise ConfigurationError(
+                "rgnn needs a chat model for its sub-questions: set KGP_LLM_BASE_URL and "
+                "KGP_LLM_MODEL"
+            )
+        return RecurrentGnnRetriever(self.gnn, ChatClient(settings), max_steps=settings.rgnn_steps)
 
     def _ask_structure(self) -> Callable[[str], str] | None:
         """The chat model for structural references the rules miss, when one is configured;
@@ -241,12 +266,25 @@ class Retriever:
 
     def _retrieve(self, question: str, k: int, calls: Callable[[], int]) -> Retrieval:
         started = time.perf_counter()
-        # at most a third of the budget goes to seeds, so a small k still leaves room to hop
-        seeds = self.seeder.seeds(question, min(self.seed_count, max(1, -(-k // 3))))
-        seeded = time.perf_counter()
-        walk = traverse(
-            question, seeds, self._expand, self.scorer, budget=k, branching=self.branching
-        )
+        steps: dict[str, Any] | None = None
+        if self.method == "kgp":
+            # at most a third of the budget goes to seeds, so a small k still leaves room to hop
+            seeds = self.seeder.seeds(question, min(self.seed_count, max(1, -(-k // 3))))
+            seeded = time.perf_counter()
+            walk = traverse(
+                question, seeds, self._expand, self.scorer, budget=k, branching=self.branching
+            )
+        else:  # GNN-Ret / RGNN-Ret: one ranking by integrated distance, every passage a seed
+            if self.recurrent is not None:
+                outcome = self.recurrent.retrieve(question, k)
+                ranked, steps = outcome.passages, describe(outcome)
+            else:
+                ranked = self.gnn.retrieve(question, k)
+            seeds = [(pid, round(1.0 - d, 6)) for pid, d in ranked]
+            seeded = time.perf_counter()
+            walk = Traversal(
+                {pid: Visit(pid, 0, score, (pid,), n) for n, (pid, score) in enumerate(seeds)}
+            )
         walked = time.perf_counter()
         self._load(walk.ids())
         ids = [i for i in self._ordered(question, walk) if i in self._rows]
@@ -314,4 +352,5 @@ class Retriever:
                 "total_ms": round(1000 * (done - started), 2),
             },
             store_calls=calls(),
+            steps=steps,
         )

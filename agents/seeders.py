@@ -29,9 +29,10 @@ class Seeder:
     """Seeds from the store: ``vector`` (the vector index), ``fulltext`` (the full-text index:
     BM25 in Neo4j, TF-IDF in FalkorDB), ``tfidf`` (the paper's g: full-text hits re-ranked by
     TF-IDF cosine with the question, IDF over the hits) or ``hybrid`` (vector and full-text,
-    fused by reciprocal rank). ``texts`` gives passages' texts (the tfidf seeder needs them)."""
+    fused by reciprocal rank) or ``gnn`` (GNN-Ret). ``texts`` gives passages' texts (the tfidf
+    seeder needs them)."""
 
-    KINDS = ("hybrid", "vector", "fulltext", "tfidf")
+    KINDS = ("hybrid", "vector", "fulltext", "tfidf", "gnn")
 
     def __init__(
         self,
@@ -39,6 +40,7 @@ class Seeder:
         embed: Callable[[list[str]], np.ndarray],
         kind: str = "hybrid",
         texts: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
+        gnn: Callable[[str, int], Seeds] | None = None,
     ) -> None:
         if kind not in self.KINDS:
             raise ConfigurationError(
@@ -48,6 +50,7 @@ class Seeder:
         self.embed = embed
         self.kind = kind
         self.texts = texts or self._fetch_texts
+        self.gnn = gnn  # ``gnn``: GNN-Ret's nearest passages by integrated distance
 
     def _fetch_texts(self, ids: Sequence[str]) -> dict[str, str]:
         return {i: str(row["text"]) for i, row in self.store.passage_vectors(ids).items()}
@@ -57,6 +60,10 @@ class Seeder:
             return [(h.id, h.score) for h in self.store.fulltext_search(question, count)]
         if self.kind == "tfidf":
             return self._tfidf(question, count)
+        if self.kind == "gnn":
+            if self.gnn is None:
+                raise ConfigurationError("the gnn seeder needs GNN-Ret (a Retriever builds one)")
+            return self.gnn(question, count)
         vector = self.embed([question])[0].tolist()
         dense = self.store.vector_search(vector, count if self.kind == "vector" else 2 * count)
         if self.kind == "vector":

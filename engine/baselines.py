@@ -1,8 +1,9 @@
 """The retrievers ``kgp eval`` compares, all with the same passage budget ``k`` (KGP supplement
 §8.2): ``bm25``, ``tfidf``, ``knn`` (dense top half + fuzzy Levenshtein top half), ``dense``,
 ``mdr`` (two-hop beam, pairs ranked by the product of their scores), ``none`` and ``golden``
-(bounds for answering: no passages, the gold passages) and ``kgp-<scorer>`` (the traversal with
-the configured seeder; ``kgp-<scorer>:<seeder>[:<order>]`` picks the seeder and final order)."""
+(bounds for answering: no passages, the gold passages), ``kgp-<scorer>`` (the traversal with
+the configured seeder; ``kgp-<scorer>:<seeder>[:<order>]`` picks the seeder and final order),
+``gnn-ret`` and ``rgnn-ret`` (GNN-Ret and RGNN-Ret over the same graph)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ SEEDER_BASELINES = {"dense": "vector", "bm25": "fulltext", "tfidf": "tfidf"}
 BASELINES = ("bm25", "tfidf", "knn", "dense", "mdr")
 ANSWER_BOUNDS = ("none", "golden")  # only meaningful with a reader
 KGP_RETRIEVERS = tuple(f"kgp-{name}" for name in SCORERS)
-RETRIEVERS = (*ANSWER_BOUNDS, *BASELINES, *KGP_RETRIEVERS)
+GNN_RETRIEVERS = ("gnn-ret", "rgnn-ret")
+RETRIEVERS = (*ANSWER_BOUNDS, *BASELINES, *KGP_RETRIEVERS, *GNN_RETRIEVERS)
 
 # Retrieve for a question (its text and its gold units): passage ids, best first.
 Run = Callable[[str, Sequence[Sequence[str]]], list[str]]
@@ -39,6 +41,9 @@ def make_runner(kg: KnowledgeGraph, name: str, k: int) -> Run:
         return Knn(kg, k)
     if name == "mdr":
         return TwoHopBeam(kg, k)
+    if name in GNN_RETRIEVERS:
+        gnn = kg.retriever(method=name.removesuffix("-ret"))
+        return lambda question, gold: [p.id for p in gnn.retrieve(question, k).passages]
     if known(name) and name.startswith("kgp-"):
         scorer, *choice = name.removeprefix("kgp-").split(":")
         retriever = kg.retriever(

@@ -239,7 +239,11 @@ ScorerOption = Annotated[
     typer.Option(help="Traversal scorer: embedding, tfidf, mdr, t5 or llm (KGP_SCORER)."),
 ]
 SeederOption = Annotated[
-    str | None, typer.Option(help="Seeder: vector, hybrid, fulltext or tfidf (KGP_SEEDER).")
+    str | None, typer.Option(help="Seeder: vector, hybrid, fulltext, tfidf or gnn (KGP_SEEDER).")
+]
+MethodOption = Annotated[
+    str | None,
+    typer.Option(help="kgp (Algorithm 1), gnn (GNN-Ret) or rgnn (RGNN-Ret) (KGP_METHOD)."),
 ]
 KOption = Annotated[
     int | None, typer.Option("--k", help="Passages to retrieve (default KGP_BUDGET, 30).")
@@ -253,6 +257,7 @@ def retrieve(
     k: KOption = None,
     scorer: ScorerOption = None,
     seeder: SeederOption = None,
+    method: MethodOption = None,
     save_trace: Annotated[
         bool,
         typer.Option(help="Keep this retrieval in the graph as a Trace (see cypher/browser/)."),
@@ -270,7 +275,7 @@ def retrieve(
         with state.store(settings) as graph_store:
             kg = KnowledgeGraph(settings=settings, store=graph_store)
             kg.encoder.load()  # the timings are the question's, not the model's loading
-            result = kg.retrieve(question, k, scorer=scorer, seeder=seeder)
+            result = kg.retrieve(question, k, scorer=scorer, seeder=seeder, method=method)
             if save_trace:
                 trace_id = result.save(
                     graph_store,
@@ -302,6 +307,7 @@ def ask(
     k: KOption = None,
     scorer: ScorerOption = None,
     seeder: SeederOption = None,
+    method: MethodOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
 ) -> None:
     """Answer a question from the graph with the configured chat model, citing passages.
@@ -315,7 +321,7 @@ def ask(
         with state.store(settings) as graph_store:
             kg = KnowledgeGraph(settings=settings, store=graph_store)
             kg.encoder.load()
-            answer = kg.ask(question, k, scorer=scorer, seeder=seeder)
+            answer = kg.ask(question, k, scorer=scorer, seeder=seeder, method=method)
     except KgpError as exc:
         raise fail(str(exc)) from None
     failed = answer.error is not None and settings.llm_base_url and settings.llm_model
@@ -434,6 +440,7 @@ def eval_command(
                 setting=setting,
                 corpus=corpus,
                 reader=reader,
+                settings=settings,
                 out=out,
                 on_progress=progress,
                 items=items,
@@ -535,7 +542,7 @@ def train_mdr_command(
     batch_size: BatchOption = 16,
     learning_rate: Annotated[float, typer.Option("--lr", help="Peak learning rate.")] = 3e-5,
     seed: SeedOption = 13,
-    max_length: LengthOption = 256,
+    max_length: LengthOption = 128,
     device: DeviceOption = "auto",
     overwrite: OverwriteOption = False,
 ) -> None:
@@ -596,6 +603,49 @@ def train_t5_command(
         learning_rate=learning_rate,
         seed=seed,
         max_length=max_length,
+    )
+
+
+@train_app.command("gnn")
+def train_gnn_command(
+    ctx: typer.Context,
+    data: DataArgument,
+    output: OutputOption = Path("models/gnn.json"),
+    corpus: CorpusOption = None,
+    top_k: Annotated[int, typer.Option(min=1, help="K: relevant passages per layer.")] = 5,
+    competitors: Annotated[int, typer.Option(min=1, help="O: the hinge's competitors.")] = 25,
+    margin: Annotated[float, typer.Option(help="r: the hinge's margin.")] = 0.01,
+    overwrite: OverwriteOption = False,
+) -> None:
+    """Fit GNN-Ret's alpha with the paper's hinge objective on the shared graph of the training
+    questions (built once under DATA_DIR/eval/); use the result as KGP_GNN_PARAMS.
+
+    Example: kgp train gnn ../shared/data/qa/train/musique_train.json --output models/gnn.json
+    """
+    from kgp.client import open as open_graph
+    from kgp.training import train_gnn
+
+    state: Context = ctx.obj
+    try:
+        settings = state.settings()
+        report = train_gnn(
+            data,
+            lambda **o: open_graph(**{**state.overrides, **o}),
+            settings.data_dir,
+            output,
+            settings=settings,
+            corpora=corpus or [],
+            top_k=top_k,
+            competitors=competitors,
+            margin=margin,
+            overwrite=overwrite,
+            progress=(lambda _: None) if state.quiet else (lambda m: err.print(m, highlight=False)),
+        )
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    print(
+        f"saved {output} (alpha {report['alpha']}, {report['questions']} questions, "
+        f"{report['seconds']:.0f} s)"
     )
 
 

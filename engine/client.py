@@ -30,7 +30,7 @@ class KnowledgeGraph:
         self.settings = settings
         self.store = store
         self._encoder: Encoder | None = encoder  # shared with other graphs when given
-        self._retrievers: dict[tuple[str, str, str], Retriever] = {}
+        self._retrievers: dict[tuple[str, str, str, str], Retriever] = {}
 
     @property
     def encoder(self) -> Encoder:
@@ -112,12 +112,19 @@ class KnowledgeGraph:
         self.store.close()
 
     def retriever(
-        self, *, scorer: str | None = None, seeder: str | None = None, order: str = "question"
+        self,
+        *,
+        scorer: str | None = None,
+        seeder: str | None = None,
+        order: str = "question",
+        method: str | None = None,
     ) -> Retriever:
-        """A retriever bound to this graph (default scorer and seeder from the settings). The
-        client keeps one per configuration: models load once and passages stay cached between
-        questions until the graph changes."""
-        key = (scorer or self.settings.scorer, seeder or self.settings.seeder, order)
+        """A retriever bound to this graph (default scorer, seeder and method from the
+        settings; method ``kgp``, ``gnn`` for GNN-Ret or ``rgnn`` for RGNN-Ret). The client keeps
+        one per configuration: models load once and passages stay cached between questions until
+        the graph changes."""
+        how = method or self.settings.method
+        key = (scorer or self.settings.scorer, seeder or self.settings.seeder, order, how)
         if key not in self._retrievers:
             self._retrievers[key] = Retriever(
                 self.store,
@@ -129,6 +136,7 @@ class KnowledgeGraph:
                 branching=self.settings.branching,
                 max_df=self.settings.keyword_max_df,
                 settings=self.settings,
+                method=how,
             )
         return self._retrievers[key]
 
@@ -143,11 +151,12 @@ class KnowledgeGraph:
         *,
         scorer: str | None = None,
         seeder: str | None = None,
+        method: str | None = None,
     ) -> Retrieval:
         """Evidence for a question: seeds, then Algorithm 1 (``k`` passages, default the
-        settings' budget). Each passage has its text, score, document, page and the path that
-        reached it."""
-        return self.retriever(scorer=scorer, seeder=seeder).retrieve(
+        settings' budget), or GNN-Ret / RGNN-Ret with ``method="gnn"`` / ``"rgnn"``. Each passage
+        has its text, score, document, page and the path that reached it."""
+        return self.retriever(scorer=scorer, seeder=seeder, method=method).retrieve(
             question, k or self.settings.budget
         )
 
@@ -158,11 +167,12 @@ class KnowledgeGraph:
         *,
         scorer: str | None = None,
         seeder: str | None = None,
+        method: str | None = None,
     ) -> Answer:
         """Retrieve evidence, then answer with the configured chat model, citing the passages
         used. Without a configured model, or when it fails, the answer is ``None``, ``error``
         says why and the evidence is still there."""
-        retrieval = self.retrieve(question, k, scorer=scorer, seeder=seeder)
+        retrieval = self.retrieve(question, k, scorer=scorer, seeder=seeder, method=method)
         settings = self.settings
         if not settings.llm_base_url or not settings.llm_model:
             return Answer(

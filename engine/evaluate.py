@@ -196,6 +196,12 @@ class Target:
     cases: list[Case]
 
 
+def graph_key(settings: Settings) -> str:
+    """The settings a built graph depends on: another encoder or k-NN degree is another graph."""
+    parts = (settings.encoder, settings.knn_k, settings.keywords_per_passage, settings.store)
+    return "|".join(str(p) for p in parts)
+
+
 def corpus_key(corpus: SharedCorpus, settings_key: str) -> str:
     digest = hashlib.sha256(settings_key.encode())
     for title, text in corpus.entries:
@@ -235,10 +241,10 @@ def build_corpus_graph(
 
 
 def shared_target(
-    factory: KgFactory, root: Path, items: list[QaItem], name: str, extra: list[Paragraph]
+    factory: KgFactory, root: Path, items: list[QaItem], name: str, extra: list[Paragraph], key: str
 ) -> Target:
     corpus = shared_corpus(items, prefix=name, extra=extra)
-    folder = root / "eval" / f"{name}-{corpus_key(corpus, name)}"
+    folder = root / "eval" / f"{name}-{corpus_key(corpus, name + key)}"
     folder.mkdir(parents=True, exist_ok=True)
     kg = build_corpus_graph(factory, folder, corpus, name)
     return Target(kg, [Case(item, [[corpus.ids[p]] for p in item.gold]) for item in items])
@@ -255,8 +261,9 @@ def report_missing(target: Target, result: Evaluation) -> None:
             result.unresolved[case.item.id or case.item.question] = missing
 
 
-def per_question_folder(root: Path, items: list[QaItem], name: str) -> Path:
-    folder = root / "eval" / f"{name}-{corpus_key(shared_corpus(items, name), name)}-per-question"
+def per_question_folder(root: Path, items: list[QaItem], name: str, key: str) -> Path:
+    digest = corpus_key(shared_corpus(items, name), name + key)
+    folder = root / "eval" / f"{name}-{digest}-per-question"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -384,6 +391,7 @@ def evaluate(
     setting: str = "shared",
     corpus: Path | None = None,
     reader: bool = False,
+    settings: Settings | None = None,
     out: Path | None = None,
     on_progress: Callable[[str, int, int], None] | None = None,
     items: list[QaItem] | None = None,
@@ -395,7 +403,8 @@ def evaluate(
     the shared graph (a retrieval corpus beside the questions). Named retrievers that cannot
     run here fail before any work; ``all`` runs those that can and lists the others in
     ``unavailable``. Partial results are written to ``out`` as they come, kept valid if the run
-    is interrupted, with a PNG of the recall curves beside it."""
+    is interrupted, with a PNG of the recall curves beside it. ``settings`` (default: from the
+    environment) key the built graphs: another encoder or k-NN degree builds another graph."""
     if k < 1:
         raise ConfigurationError(f"k must be at least 1, not {k}")
     if setting not in SETTINGS:
@@ -417,13 +426,15 @@ def evaluate(
             "setting is for native sets (MuSiQue, HotpotQA, 2Wiki)"
         )
     usable = [item for item in items if item.has_gold]
+    settings = settings or load_settings()
+    key = graph_key(settings)
     name = "".join(c if c.isalnum() else "-" for c in dataset.stem)[:40] or "dataset"
     result = Evaluation(str(dataset), k, "graph" if user_format else setting, seed=seed)
     result.skipped = [item.id or item.question for item in items if not item.has_gold]
     started = time.perf_counter()
     holder = factory() if user_format else None
     if setting == "per-question":
-        folder = per_question_folder(root, usable, name)
+        folder = per_question_folder(root, usable, name, key)
         holder = factory(data_dir=folder / "kb", graph="kgp")
     try:
         if user_format:
@@ -434,8 +445,8 @@ def evaluate(
             targets = per_question_targets(factory, folder, usable, name, holder)
         else:
             extra = load_corpus(corpus) if corpus is not None else []
-            targets = iter([shared_target(factory, root, usable, name, extra)])
-        reading = _reading(holder.settings if holder else load_settings()) if reader else None
+            targets = iter([shared_target(factory, root, usable, name, extra, key)])
+        reading = _reading(holder.settings if holder else settings) if reader else None
         _run(
             result,
             targets,

@@ -80,6 +80,8 @@ class Settings(BaseSettings):
     llm_answer_tokens: int = Field(default=256, ge=1)
 
     mdr_model: str | None = None  # a sentence-transformers directory (kgp train writes one)
+    gnn_params: str | None = None  # GNN-Ret's fitted α (kgp train gnn); defaults without
+    rgnn_steps: int = Field(default=4, ge=1, le=20)  # RGNN-Ret's sub-question limit
     t5_model: str | None = None  # a seq2seq model directory
 
     passage_mode: PassageMode = PassageMode.SENTENCE
@@ -96,8 +98,10 @@ class Settings(BaseSettings):
     seeds: int = Field(default=10, ge=1, le=1_000)
     branching: int = Field(default=3, ge=1, le=100)
     # chosen on train/ by tests/bench/retrieval_bench.py (README, Retrieval)
-    seeder: Literal["vector", "hybrid", "fulltext", "tfidf"] = "hybrid"
+    seeder: Literal["vector", "hybrid", "fulltext", "tfidf", "gnn"] = "hybrid"
     scorer: Literal["tfidf", "embedding", "hybrid", "embedding-text", "mdr", "t5", "llm"] = "tfidf"
+    # kgp: Algorithm 1; gnn / rgnn: GNN-Ret / RGNN-Ret over the same graph
+    method: Literal["kgp", "gnn", "rgnn"] = "kgp"
 
     @field_validator("data_dir", mode="after")
     @classmethod

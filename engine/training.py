@@ -220,7 +220,9 @@ def finish_output(temp: Path, path: Path) -> None:
 def seed_everything(seed: int) -> None:
     import numpy as np
     import torch
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
@@ -396,7 +398,8 @@ def _contrastive_step(
         passages += rng.sample(list(pair.negatives), min(config.negatives, len(pair.negatives)))
 
     def embed(texts: list[str]) -> Any:
-        features = batch_to_device(model.tokenize(texts), model.device)
+        prepare = getattr(model, "preprocess", None) or model.tokenize  # renamed in ST 6
+        features = batch_to_device(prepare(texts), model.device)
         return F.normalize(model(features)["sentence_embedding"], dim=-1)
 
     scores = embed(queries) @ embed(passages).T * config.scale
@@ -564,3 +567,73 @@ def write_card(folder: Path, report: TrainReport) -> None:
         "",
     ]
     (folder / "README.md").write_text("\n".join(lines))
+
+
+# -- gnn ---------------------------------------------------------------------------------------
+
+
+def train_gnn(
+    paths: Sequence[Path],
+    factory: Callable[..., Any],
+    root: Path,
+    output: Path,
+    *,
+    settings: Any,
+    corpora: Sequence[Path] = (),
+    top_k: int = 5,
+    competitors: int = 25,
+    margin: float = 0.01,
+    overwrite: bool = False,
+    progress: Progress = _stderr,
+) -> dict[str, Any]:
+    """Fit GNN-Ret's α on the shared graph of ``paths`` (built once under ``root/eval``, as
+    ``kgp eval`` builds it) with the hinge objective; write the parameters to ``output``."""
+    from kgp.agents.gnn import GnnParams, GnnRetriever, fit, sample_for
+    from kgp.evaluate import graph_key, shared_target
+
+    if output.exists() and not overwrite:
+        raise ConfigurationError(f"{output} exists; choose another --output or pass --overwrite")
+    items: list[QaItem] = []
+    for path in paths:
+        loaded = load_qa(path)
+        if any(item.supports for item in loaded):
+            raise ConfigurationError(f"{path}: training needs MuSiQue, HotpotQA or 2Wiki questions")
+        items += [item for item in loaded if item.gold]
+    if not items:
+        raise TrainingError("no training questions with gold passages")
+    started = time.perf_counter()
+    extra = [p for corpus in corpora for p in load_corpus(corpus)]
+    name = "train-" + "-".join(Path(p).stem for p in paths)[:40]
+    progress(f"gnn: the graph of {len(items)} questions (built once under {root / 'eval'})")
+    target = shared_target(factory, root, items, name, extra, graph_key(settings))
+    try:
+        start = GnnParams(top_k=top_k)
+        gnn = GnnRetriever(target.kg.store, target.kg.encoder.encode, start)
+        samples = [
+            sample_for(gnn, case.item.question, {pid for unit in case.gold for pid in unit})
+            for case in target.cases
+        ]
+        fitted, losses = fit(samples, start, r=margin, competitors=competitors)
+    finally:
+        target.kg.close()
+    progress(
+        f"gnn: alpha {fitted.alphas[0]} after {len(losses)} iterations, loss "
+        f"{losses[0] if losses else 0} -> {losses[-1] if losses else 0}"
+    )
+    params = GnnParams(
+        fitted.alphas,
+        fitted.beta,
+        fitted.top_k,
+        fitted.pool,
+        fitted.similar,
+        trained_on=[str(p) for p in paths],
+    )
+    output.parent.mkdir(parents=True, exist_ok=True)
+    params.save(output)
+    return {
+        "alpha": params.alphas[0],
+        "iterations": len(losses),
+        "losses": losses,
+        "questions": len(samples),
+        "seconds": round(time.perf_counter() - started, 1),
+    }

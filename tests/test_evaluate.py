@@ -15,6 +15,7 @@ from kgp.errors import ConfigurationError, DocumentError
 from kgp.evaluate import QuestionResult, RetrieverReport, choose_items, evaluate
 from kgp.ingest.embedding import Encoder
 from kgp.qa import load_qa
+from kgp.settings import load_settings
 
 from tests.llm_server import chat_server
 from tests.test_cli import kgp as run_kgp
@@ -119,6 +120,17 @@ def test_evaluate_builds_the_graph_once_and_runs_every_retriever(
     built = list((tmp_path / "data" / "eval").iterdir())
     again = evaluate(path, factory, tmp_path / "data", retrievers=["dense"], k=4)
     assert list((tmp_path / "data" / "eval").iterdir()) == built, "the graph is reused"
+    evaluate(
+        path,
+        partial(kgp.open, loaded_encoder=encoder, knn_k=2),
+        tmp_path / "data",
+        retrievers=["dense"],
+        k=4,
+        settings=load_settings(knn_k=2),
+    )
+    assert len(list((tmp_path / "data" / "eval").iterdir())) == len(built) + 1, (
+        "other graph settings build another graph"
+    )
     assert again.summaries()["dense"] == {
         **summary["dense"],
         **{key: again.summaries()["dense"][key] for key in ("p50_ms", "p95_ms")},

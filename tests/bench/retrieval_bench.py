@@ -25,6 +25,7 @@ from pathlib import Path
 import kgp
 from kgp.evaluate import evaluate
 from kgp.ingest.encoder import resolve_encoder
+from kgp.settings import load_settings
 
 REPO = Path(__file__).resolve().parents[2]
 QA = REPO.parent / "shared" / "data" / "qa"
@@ -58,6 +59,7 @@ def bench_set(args: argparse.Namespace, name: str, root: Path) -> dict[str, dict
         QA / questions,
         partial(kgp.open, knn_k=args.knn_k, **models),
         root,
+        settings=load_settings(knn_k=args.knn_k, **models),
         retrievers=args.retrievers,
         k=args.k,
         limit=args.limit,
