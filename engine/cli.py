@@ -477,7 +477,9 @@ def eval_command(
 
 
 train_app = typer.Typer(
-    help="Fine-tune the traversal's models from multi-hop QA data (MuSiQue, HotpotQA, 2Wiki).",
+    help="Fine-tune the traversal's models from multi-hop QA data (MuSiQue, HotpotQA, 2Wiki): "
+    "mdr (bi-encoder), t5 (next-evidence generator), gnn (GNN-Ret's alpha).\n\n"
+    "Example: kgp train mdr ../shared/data/qa/train/musique_train.json --output models/mdr",
     no_args_is_help=True,
 )
 app.add_typer(train_app, name="train")

@@ -217,6 +217,7 @@ def test_retrieve_prints_passages_and_paths(tmp_path: Path, data_dir: Path) -> N
         "timings",
         "store_calls",
         "trace",
+        "steps",
     }
     assert len(result["passages"]) == 12
     assert set(result["passages"][0]) == {
