@@ -457,6 +457,7 @@ def evaluate(
             on_progress=on_progress,
             out=out,
             total=len(usable),
+            keep=holder,
         )
         result.complete = True
     finally:
@@ -523,9 +524,11 @@ def _run(
     on_progress: Callable[[str, int, int], None] | None,
     out: Path | None,
     total: int,
+    keep: KnowledgeGraph | None,
 ) -> None:
     """Every retriever on every target's questions; the results file is rewritten after each
-    retriever of a shared graph, or after every tenth per-question graph."""
+    retriever of a shared graph, or after every tenth per-question graph. Each target's graph
+    is closed when done, except ``keep`` (the caller's)."""
     for n, target in enumerate(targets, start=1):
         one_question = len(target.cases) == 1
         try:
@@ -547,8 +550,8 @@ def _run(
                 if out is not None and not one_question:
                     result.write(out)
         finally:
-            if one_question:
-                target.kg.close()  # one graph per question: closed before the next opens
+            if target.kg is not keep:
+                target.kg.close()  # a per-question graph is closed before the next opens
         if out is not None and one_question and n % 10 == 0:
             result.write(out)
 
