@@ -363,6 +363,47 @@ def fit(
     return fitted, losses
 
 
+def recurrent_loss(
+    steps: Sequence[Sample], params: GnnParams, beta: float, *, r: float, competitors: int
+) -> float:
+    """Eq. 7 for one question: at each step t, the hinge of the integrated distances (Eq. 6)
+    of the gold of steps t.. (``Sample.gold``) against the step's other ``competitors``
+    nearest."""
+    integrated: Distances = {}
+    losses = []
+    for step in steps:
+        h = propagate(step.h0, step.adjacency, params)
+        integrated = mix(h, integrated, beta) if integrated else h
+        losses.append(hinge(integrated, integrated, step.gold, competitors, r))
+    return sum(losses) / len(losses) if losses else 0.0
+
+
+def fit_beta(
+    questions: Sequence[Sequence[Sample]],
+    params: GnnParams,
+    *,
+    r: float = 0.01,
+    competitors: int = 10,
+    grid: int = 21,
+) -> tuple[GnnParams, dict[float, float]]:
+    """β of RGNN-Ret on the mean Eq. 7 loss over questions given as their sub-question steps,
+    by a search over ``grid`` values in [0, 1] (one parameter: an exhaustive search finds the
+    minimum gradient descent would approach; ties go to the paper's 0.9)."""
+    if not questions:
+        raise KgpError("no training question has sub-questions (MuSiQue's decomposition)")
+    losses = {}
+    for n in range(grid):
+        beta = round(n / (grid - 1), 4)
+        losses[beta] = round(
+            sum(recurrent_loss(q, params, beta, r=r, competitors=competitors) for q in questions)
+            / len(questions),
+            6,
+        )
+    best = min(losses, key=lambda b: (losses[b], abs(b - 0.9)))
+    fitted = GnnParams(params.alphas, best, params.top_k, params.pool, params.similar)
+    return fitted, losses
+
+
 def sample_for(gnn: GnnRetriever, question: str, gold: set[str], k: int = 30) -> Sample:
     """What training needs of one question, read from the graph as GNN-Ret reads it."""
     vector, h0 = gnn.semantic(question, max(gnn.params.pool, k))

@@ -619,8 +619,9 @@ def train_gnn_command(
     margin: Annotated[float, typer.Option(help="r: the hinge's margin.")] = 0.01,
     overwrite: OverwriteOption = False,
 ) -> None:
-    """Fit GNN-Ret's alpha with the paper's hinge objective on the shared graph of the training
-    questions (built once under DATA_DIR/eval/); use the result as KGP_GNN_PARAMS.
+    """Fit GNN-Ret's alpha (and RGNN-Ret's beta, from MuSiQue's sub-questions) with the paper's
+    hinge objective on the shared graph of the training questions (built once under
+    DATA_DIR/eval/); use the result as KGP_GNN_PARAMS.
 
     Example: kgp train gnn ../shared/data/qa/train/musique_train.json --output models/gnn.json
     """
@@ -646,8 +647,9 @@ def train_gnn_command(
     except KgpError as exc:
         raise fail(str(exc)) from None
     print(
-        f"saved {output} (alpha {report['alpha']}, {report['questions']} questions, "
-        f"{report['seconds']:.0f} s)"
+        f"saved {output} (alpha {report['alpha']}, beta {report['beta']} from "
+        f"{report['beta_questions']} questions with sub-questions; {report['questions']} "
+        f"questions, {report['seconds']:.0f} s)"
     )
 
 

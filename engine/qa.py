@@ -63,6 +63,7 @@ class QaItem:
     supports: tuple[Support, ...] = ()  # kgp's format: references into an existing graph
     aliases: tuple[str, ...] = ()  # other accepted answers
     kind: str = ""  # the set's question type: bridge, comparison, compositional, ...
+    steps: tuple[tuple[str, Paragraph], ...] = ()  # MuSiQue: (sub-question, its paragraph)
 
     @property
     def has_gold(self) -> bool:
@@ -99,6 +100,7 @@ def parse_item(raw: dict[str, Any], where: str) -> QaItem:
         qid = str(raw.get("id") or raw.get("_id") or "")
         question, answer = str(raw["question"]), str(raw.get("answer", ""))
         aliases = tuple(str(a) for a in raw.get("answer_aliases") or ())
+        steps: tuple[tuple[str, Paragraph], ...] = ()
         if "paragraphs" in raw:  # MuSiQue
             paragraphs = [_paragraph(p["title"], p["paragraph_text"]) for p in raw["paragraphs"]]
             by_idx = {int(p["idx"]): paragraphs[i] for i, p in enumerate(raw["paragraphs"])}
@@ -109,6 +111,7 @@ def parse_item(raw: dict[str, Any], where: str) -> QaItem:
             ]
             flagged = [paragraphs[i] for i, p in enumerate(raw["paragraphs"]) if p["is_supporting"]]
             gold = tuple(dict.fromkeys([*hops, *flagged]))
+            steps = _sub_questions(raw.get("question_decomposition", []), by_idx)
         elif "context" in raw:  # HotpotQA, 2Wiki
             paragraphs = _context(raw["context"])
             gold = _by_titles(paragraphs, raw["supporting_facts"])
@@ -124,7 +127,27 @@ def parse_item(raw: dict[str, Any], where: str) -> QaItem:
             gold = _bridge_order(gold)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise DocumentError(f"{where}: not a {FORMATS} question (missing or bad {exc})") from None
-    return QaItem(qid, question, answer, tuple(paragraphs), gold, aliases=aliases, kind=kind)
+    return QaItem(
+        qid, question, answer, tuple(paragraphs), gold, aliases=aliases, kind=kind, steps=steps
+    )
+
+
+def _sub_questions(
+    decomposition: Sequence[Any], by_idx: dict[int, Paragraph]
+) -> tuple[tuple[str, Paragraph], ...]:
+    """MuSiQue's decomposition as plain sub-questions: "#k" replaced by step k's answer, the
+    "subject >> relation" form written as words."""
+    answers: list[str] = []
+    out = []
+    for step in decomposition:
+        text = str(step.get("question", ""))
+        for k, answer in enumerate(answers, start=1):
+            text = text.replace(f"#{k}", answer)
+        answers.append(str(step.get("answer", "")))
+        support = step.get("paragraph_support_idx")
+        if support is not None and int(support) in by_idx:
+            out.append((" ".join(text.replace(">>", " ").split()), by_idx[int(support)]))
+    return tuple(out)
 
 
 def _name(title: str) -> str:

@@ -588,7 +588,7 @@ def train_gnn(
 ) -> dict[str, Any]:
     """Fit GNN-Ret's α on the shared graph of ``paths`` (built once under ``root/eval``, as
     ``kgp eval`` builds it) with the hinge objective; write the parameters to ``output``."""
-    from kgp.agents.gnn import GnnParams, GnnRetriever, fit, sample_for
+    from kgp.agents.gnn import GnnParams, GnnRetriever, fit, fit_beta, sample_for
     from kgp.evaluate import graph_key, shared_target
 
     if output.exists() and not overwrite:
@@ -614,12 +614,46 @@ def train_gnn(
             for case in target.cases
         ]
         fitted, losses = fit(samples, start, r=margin, competitors=competitors)
+        # RGNN-Ret's beta from the questions that come with sub-questions (MuSiQue): per step,
+        # the gold of that step and the later ones (Eq. 7)
+        ids = [
+            (
+                case,
+                {
+                    paragraph: pid
+                    for unit, paragraph in zip(case.gold, case.item.gold, strict=True)
+                    for pid in unit
+                },
+            )
+            for case in target.cases
+            if case.item.steps
+        ]
+        fitted_gnn = GnnRetriever(target.kg.store, target.kg.encoder.encode, fitted)
+        recurrent = [
+            [
+                sample_for(
+                    fitted_gnn,
+                    sub,
+                    {by_paragraph[p] for _, p in case.item.steps[t:] if p in by_paragraph},
+                )
+                for t, (sub, _) in enumerate(case.item.steps)
+            ]
+            for case, by_paragraph in ids
+        ]
+        beta_losses: dict[float, float] = {}
+        if recurrent:
+            fitted, beta_losses = fit_beta(recurrent, fitted, r=margin)
     finally:
         target.kg.close()
     progress(
         f"gnn: alpha {fitted.alphas[0]} after {len(losses)} iterations, loss "
         f"{losses[0] if losses else 0} -> {losses[-1] if losses else 0}"
     )
+    if beta_losses:
+        progress(
+            f"rgnn: beta {fitted.beta} from {len(recurrent)} questions with sub-questions, "
+            f"loss {beta_losses[fitted.beta]} (at 0.9: {beta_losses.get(0.9)})"
+        )
     params = GnnParams(
         fitted.alphas,
         fitted.beta,
@@ -632,6 +666,8 @@ def train_gnn(
     params.save(output)
     return {
         "alpha": params.alphas[0],
+        "beta": params.beta,
+        "beta_questions": len(recurrent),
         "iterations": len(losses),
         "losses": losses,
         "questions": len(samples),

@@ -16,6 +16,7 @@ from kgp.agents.gnn import (
     GnnRetriever,
     Sample,
     fit,
+    fit_beta,
     hinge,
     layer,
     messages,
@@ -217,3 +218,67 @@ def test_cli_retrieve_with_gnn(tmp_path: Path) -> None:
     assert len(json.loads(done.stdout)["passages"]) == 3
     bad = run_kgp("--data-dir", str(data_dir), "retrieve", "x", "--method", "walk")
     assert bad.returncode == 1 and "unknown method 'walk'" in bad.stderr
+
+
+MUSIQUE_ROW = {
+    "id": "2hop__1",
+    "question": "Who founded the company that makes the Foo river pump?",
+    "answer": "Ada Park",
+    "paragraphs": [
+        {
+            "idx": 0,
+            "title": "Ada Park",
+            "paragraph_text": "Ada Park founded the Acme Pump Company in 1921.",
+            "is_supporting": True,
+        },
+        {
+            "idx": 1,
+            "title": "Acme Pump Company",
+            "paragraph_text": "The Acme Pump Company makes the Foo river pump.",
+            "is_supporting": True,
+        },
+        {
+            "idx": 2,
+            "title": "Lowell",
+            "paragraph_text": "Lowell is a mill town on the Merrimack river.",
+            "is_supporting": False,
+        },
+        {
+            "idx": 3,
+            "title": "Maine",
+            "paragraph_text": "Maine is the northeasternmost state.",
+            "is_supporting": False,
+        },
+    ],
+    "question_decomposition": [
+        {
+            "question": "Foo river pump >> manufacturer",
+            "answer": "Acme Pump Company",
+            "paragraph_support_idx": 1,
+        },
+        {"question": "Who founded #1?", "answer": "Ada Park", "paragraph_support_idx": 0},
+    ],
+}
+
+
+def test_musique_sub_questions_and_fitting_beta(tmp_path: Path, encoder: Encoder) -> None:
+    from kgp.qa import parse_item
+
+    item = parse_item(MUSIQUE_ROW, "m")
+    assert [s for s, _ in item.steps] == [
+        "Foo river pump manufacturer",
+        "Who founded Acme Pump Company?",
+    ]
+    assert [p[0] for _, p in item.steps] == ["Acme Pump Company", "Ada Park"]
+    step = Sample({"a": 0.2, "b": 0.5, "c": 0.6}, {}, {"b"})
+    params, losses = fit_beta([[step, step]], GnnParams(), competitors=3)
+    assert set(losses) == {round(n / 20, 4) for n in range(21)} and 0 <= params.beta <= 1
+    data = tmp_path / "musique_tiny.json"
+    data.write_text(json.dumps([MUSIQUE_ROW]))
+    out = tmp_path / "rgnn.json"
+    done = run_kgp(
+        "--data-dir", str(tmp_path / "kb"), "train", "gnn", str(data), "--output", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    assert "from 1 questions with sub-questions" in done.stdout and "rgnn: beta" in done.stderr
+    assert 0.0 <= GnnParams.load(out).beta <= 1.0
