@@ -124,7 +124,8 @@ class Retriever:
         self._encoded: dict[str, np.ndarray] = {}
         self.settings = settings
         self.method = method
-        self.gnn = GnnRetriever(store, self._embed_question, gnn_params(settings), max_df=max_df)
+        self._gnn: GnnRetriever | None = None  # built on first use (method gnn/rgnn, gnn seeds)
+        self.max_df = max_df
         self.recurrent = self._recurrent() if method == "rgnn" else None
         self.seeder = Seeder(store, self._embed_question, seeder, self._texts, self._gnn_seeds)
         self.order = order if method == "kgp" else "visit"  # GNN-Ret's order is its ranking
@@ -135,7 +136,6 @@ class Retriever:
         self.branching = branching
         self.kinds = tuple(kinds)
         self.neighbour_limit = neighbour_limit
-        self.max_df = max_df
 
     def _make_scorer(self, name: str) -> Score:
         if name == "tfidf":
@@ -158,6 +158,13 @@ class Retriever:
             texts=self._texts,
             vectors=self._vectors,
         )
+
+    @property
+    def gnn(self) -> GnnRetriever:
+        if self._gnn is None:
+            params = gnn_params(self.settings)
+            self._gnn = GnnRetriever(self.store, self._embed_question, params, max_df=self.max_df)
+        return self._gnn
 
     def _gnn_seeds(self, question: str, count: int) -> list[tuple[str, float]]:
         return [(pid, round(1.0 - d, 6)) for pid, d in self.gnn.retrieve(question, count)]

@@ -257,6 +257,52 @@ def _schedule(optimizer: Any, steps: int, warmup: float) -> Any:
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
 
+def _optimise(
+    model: Any,
+    loss_of: Callable[[list[Pair]], Any],
+    train: list[Pair],
+    config: TrainConfig,
+    rng: random.Random,
+    temp: Path,
+    progress: Progress,
+) -> list[float]:
+    """The training loop both models share: shuffled batches, AdamW with linear warm-up and
+    decay, progress every ten steps; the mean loss of each epoch. Running out of memory removes
+    the partial output and becomes one line suggesting a smaller batch."""
+    import torch
+
+    steps = config.epochs * math.ceil(len(train) / config.batch_size)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
+    scheduler = _schedule(optimizer, steps, config.warmup)
+    step, means = 0, []
+    try:
+        for epoch in range(config.epochs):
+            model.train()
+            losses = []
+            for batch in _batches(len(train), config.batch_size, rng):
+                loss = loss_of([train[i] for i in batch])
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                scheduler.step()
+                step += 1
+                losses.append(float(loss.detach()))
+                if step % 10 == 0 or step == steps:
+                    recent = losses[-10:]
+                    progress(
+                        f"epoch {epoch + 1}/{config.epochs} step {step}/{steps} "
+                        f"loss {sum(recent) / len(recent):.4f}"
+                    )
+            means.append(round(sum(losses) / max(len(losses), 1), 4))
+    except (RuntimeError, MemoryError) as exc:
+        shutil.rmtree(temp, ignore_errors=True)
+        error = _out_of_memory(exc, config.batch_size)
+        if error is not None:
+            raise error from None
+        raise
+    return means
+
+
 def _peak_memory_mb(device: str) -> float:
     import resource
 
@@ -310,7 +356,6 @@ def train_mdr(
 ) -> TrainReport:
     """Fine-tune the bi-encoder at ``base`` (a sentence-transformers directory or the default
     encoder's name) and save it at ``output``."""
-    import torch
     from kgp.ingest.encoder import resolve_device, resolve_encoder
     from sentence_transformers import SentenceTransformer
 
@@ -339,34 +384,15 @@ def train_mdr(
     )
     before = ranking_metrics(encode, held)
     rng = random.Random(config.seed)
-    steps = config.epochs * math.ceil(len(train) / config.batch_size)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
-    scheduler = _schedule(optimizer, steps, config.warmup)
-    step = 0
-    try:
-        for epoch in range(config.epochs):
-            model.train()
-            losses = []
-            for batch in _batches(len(train), config.batch_size, rng):
-                loss = _contrastive_step(model, [train[i] for i in batch], config, rng)
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                scheduler.step()
-                step += 1
-                losses.append(float(loss.detach()))
-                if step % 10 == 0 or step == steps:
-                    progress(
-                        f"mdr epoch {epoch + 1}/{config.epochs} step {step}/{steps} "
-                        f"loss {sum(losses[-10:]) / len(losses[-10:]):.4f}"
-                    )
-            report.losses.append(round(sum(losses) / max(len(losses), 1), 4))
-    except (RuntimeError, MemoryError) as exc:
-        shutil.rmtree(temp, ignore_errors=True)
-        error = _out_of_memory(exc, config.batch_size)
-        if error is not None:
-            raise error from None
-        raise
+    report.losses = _optimise(
+        model,
+        lambda batch: _contrastive_step(model, batch, config, rng),
+        train,
+        config,
+        rng,
+        temp,
+        lambda m: progress("mdr " + m),
+    )
     model.eval()
     after = ranking_metrics(encode, held)
     report.held_out = {
@@ -487,35 +513,15 @@ def train_t5(
         return round(sum(values) / len(values), 4)
 
     before = held_loss()
-    rng = random.Random(config.seed)
-    steps = config.epochs * math.ceil(len(train) / config.batch_size)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
-    scheduler = _schedule(optimizer, steps, config.warmup)
-    step = 0
-    try:
-        for epoch in range(config.epochs):
-            model.train()
-            losses = []
-            for batch in _batches(len(train), config.batch_size, rng):
-                loss = loss_of([train[i] for i in batch])
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                scheduler.step()
-                step += 1
-                losses.append(float(loss.detach()))
-                if step % 10 == 0 or step == steps:
-                    progress(
-                        f"t5 epoch {epoch + 1}/{config.epochs} step {step}/{steps} "
-                        f"loss {sum(losses[-10:]) / len(losses[-10:]):.4f}"
-                    )
-            report.losses.append(round(sum(losses) / max(len(losses), 1), 4))
-    except (RuntimeError, MemoryError) as exc:
-        shutil.rmtree(temp, ignore_errors=True)
-        error = _out_of_memory(exc, config.batch_size)
-        if error is not None:
-            raise error from None
-        raise
+    report.losses = _optimise(
+        model,
+        loss_of,
+        train,
+        config,
+        random.Random(config.seed),
+        temp,
+        lambda m: progress("t5 " + m),
+    )
     report.held_out = {
         "questions": len({p.question for p in held}),
         "pairs": len(held),
