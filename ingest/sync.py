@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from kgp.errors import DocumentError, KgpError
+from kgp.errors import ConfigurationError, DocumentError, KgpError
 from kgp.ingest.builder import Draft, Source, draft, embed_drafts, sha256, with_embeddings
 from kgp.ingest.edges import SimilarityLinker
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.readers import Page, ReadDocument, Section, reader_for, supported_suffixes
-from kgp.settings import PassageMode, Settings
+from kgp.settings import DEFAULT_ENCODER, PassageMode, Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import DocumentSummary, passage_id
 
@@ -307,7 +307,30 @@ class Syncer:
     def _ensure_schema(self) -> None:
         if not self._schema_ready:
             self.store.ensure_schema(self.encoder.dimension)
+            self._check_encoder()
             self._schema_ready = True
+
+    def _check_encoder(self) -> None:
+        """A graph's vectors come from one encoder: the first sync records it, a later sync
+        with another one (of the same dimension, which the store cannot tell apart) is refused
+        before anything is written."""
+        name = encoder_identity(self.encoder.model_name)
+        recorded = self.store.graph_encoder()
+        if recorded is None:
+            self.store.set_graph_encoder(name)
+        elif recorded != name:
+            raise ConfigurationError(
+                f"{self.store.describe()} was built with encoder {recorded!r}, not {name!r}; "
+                f"set KGP_ENCODER={recorded} or sync into a new data directory"
+            )
+
+
+def encoder_identity(name: str) -> str:
+    """How a graph records its encoder: the default's name, or a model directory's absolute
+    path."""
+    if name in (DEFAULT_ENCODER, f"sentence-transformers/{DEFAULT_ENCODER}"):
+        return DEFAULT_ENCODER
+    return str(Path(name).expanduser().resolve())
 
 
 def _reason(exc: KgpError, path: str) -> str:

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import kgp
 import pytest
-from kgp.errors import DocumentError
+from kgp.errors import ConfigurationError, DocumentError
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.sync import Syncer, SyncReport
 from kgp.settings import load_settings
@@ -335,3 +336,21 @@ def test_add_and_remove_one_file(tmp_path: Path, encoder: Encoder) -> None:
         assert kg.remove("rivers.txt") is True
         assert kg.remove("rivers.txt") is False
         assert [d.id for d in kg.store.list_documents()] == ["cities/egypt.txt"]
+
+
+def test_sync_with_another_encoder_is_refused(tmp_path: Path, encoder: Encoder) -> None:
+    """Vectors of two encoders with the same dimension cannot be told apart by the store: the
+    graph records its encoder and another one is refused before anything is written."""
+    from kgp.ingest.encoder import resolve_encoder
+
+    folder = write_corpus(tmp_path / "docs", ["rivers.txt"])
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder) as kg:
+        kg.sync(folder)
+        assert kg.store.graph_encoder() == "all-MiniLM-L6-v2"
+        before = kg.store.dump()
+    (folder / "more.txt").write_text("The Ostra river floods in spring.")
+    other = str(resolve_encoder("all-MiniLM-L6-v2"))  # the same weights under another name
+    with kgp.open(data_dir=tmp_path / "kb", encoder=other) as kg:
+        with pytest.raises(ConfigurationError, match="was built with encoder 'all-MiniLM-L6-v2'"):
+            kg.sync(folder)
+        assert kg.store.dump() == before, "nothing was written"

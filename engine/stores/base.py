@@ -212,6 +212,14 @@ class GraphStore(ABC):
         rows = self.run("save_trace", {**params, "steps": list(steps)}, write=True)
         return str(rows[0]["id"]) if rows else str(trace["id"])
 
+    def graph_encoder(self) -> str | None:
+        """The encoder recorded for the graph's vectors, if any."""
+        rows = self.run("graph_encoder")
+        return str(rows[0]["encoder"]) if rows and rows[0]["encoder"] is not None else None
+
+    def set_graph_encoder(self, encoder: str) -> None:
+        self.run("set_graph_encoder", {"encoder": encoder}, write=True)
+
     def tables(self) -> list[Row]:
         """Every table (id, doc_id, page, index, markdown) in document order."""
         return [dict(r) for r in self.run("document_tables")]
