@@ -337,10 +337,11 @@ def fit(
         raise KgpError("no training question has a gold passage among the passages reached")
     alpha, rising = start, 0
     losses: list[float] = []
+    # with one layer the messages depend on h⁰ only: computed once per question
+    received_by = [messages(s.h0, s.adjacency, params.top_k) for s in usable]
     for _ in range(iterations):
         loss, grad = 0.0, 0.0
-        for s in usable:
-            received = messages(s.h0, s.adjacency, params.top_k)
+        for s, received in zip(usable, received_by, strict=True):
             h = {
                 n: alpha * d + (1 - alpha) * received[n] if n in received else d
                 for n, d in s.h0.items()

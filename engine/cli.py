@@ -500,14 +500,22 @@ DeviceOption = Annotated[str, typer.Option(help="auto (CUDA when present), cpu o
 OverwriteOption = Annotated[bool, typer.Option(help="Replace an existing output directory.")]
 
 
-def _train(kind: str, data: list[Path], corpus: list[Path] | None, **options: Any) -> None:
-    from kgp.training import TrainConfig, load_training_data, train_mdr, train_t5
+def _train(
+    ctx: typer.Context,
+    kind: str,
+    data: list[Path],
+    corpus: list[Path] | None,
+    *,
+    base: str,
+    output: Path,
+    device: str,
+    overwrite: bool,
+    config: Any,
+) -> None:
+    from kgp.training import load_training_data, train_mdr, train_t5
 
-    state_quiet = options.pop("quiet")
-    base, output = options.pop("base"), options.pop("output")
-    device, overwrite = options.pop("device"), options.pop("overwrite")
+    quiet = ctx.obj.quiet
     try:
-        config = TrainConfig(**{k: v for k, v in options.items() if v is not None})
         pairs = load_training_data(data, corpus or [], seed=config.seed)
         err.print(
             f"{len(pairs.pairs)} pairs from {pairs.questions} questions "
@@ -523,7 +531,7 @@ def _train(kind: str, data: list[Path], corpus: list[Path] | None, **options: An
             device=device,
             overwrite=overwrite,
             data=[str(p) for p in [*data, *(corpus or [])]],
-            progress=(lambda _: None) if state_quiet else (lambda m: err.print(m, highlight=False)),
+            progress=(lambda _: None) if quiet else (lambda m: err.print(m, highlight=False)),
         )
     except KgpError as exc:
         raise fail(str(exc)) from None
@@ -554,20 +562,25 @@ def train_mdr_command(
     Use the result as KGP_MDR_MODEL (scorer mdr) or KGP_ENCODER (a KNN-MDR graph).
     Example: kgp train mdr ../shared/data/qa/train/musique_train.json --output models/mdr
     """
-    _train(
-        "mdr",
-        data,
-        corpus,
-        quiet=ctx.obj.quiet,
-        base=base,
-        output=output,
-        device=device,
-        overwrite=overwrite,
+    from kgp.training import TrainConfig
+
+    config = TrainConfig(
         epochs=epochs,
         batch_size=batch_size,
         learning_rate=learning_rate,
         seed=seed,
         max_length=max_length,
+    )
+    _train(
+        ctx,
+        "mdr",
+        data,
+        corpus,
+        base=base,
+        output=output,
+        device=device,
+        overwrite=overwrite,
+        config=config,
     )
 
 
@@ -591,20 +604,25 @@ def train_t5_command(
 
     Example: kgp train t5 ../shared/data/qa/train/hotpotqa_train.json --base ./t5-large
     """
-    _train(
-        "t5",
-        data,
-        corpus,
-        quiet=ctx.obj.quiet,
-        base=base,
-        output=output,
-        device=device,
-        overwrite=overwrite,
+    from kgp.training import TrainConfig
+
+    config = TrainConfig(
         epochs=epochs,
         batch_size=batch_size,
         learning_rate=learning_rate,
         seed=seed,
         max_length=max_length,
+    )
+    _train(
+        ctx,
+        "t5",
+        data,
+        corpus,
+        base=base,
+        output=output,
+        device=device,
+        overwrite=overwrite,
+        config=config,
     )
 
 

@@ -370,15 +370,6 @@ def choose_items(items: list[QaItem], limit: int | None, seed: int | None) -> li
     return [items[i] for i in chosen]
 
 
-def _seed_everything(seed: int) -> None:
-    import numpy as np
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-
-
 def evaluate(
     dataset: Path,
     factory: KgFactory,
@@ -414,7 +405,9 @@ def evaluate(
     items = items if items is not None else load_qa(dataset)
     items = choose_items(items, limit, seed)
     if seed is not None:
-        _seed_everything(seed)
+        from kgp.training import seed_everything
+
+        seed_everything(seed)
     user_format = any(item.supports for item in items)
     if user_format and any(item.paragraphs for item in items):
         raise DocumentError(f"{dataset}: mixes kgp's format with a native QA format")
