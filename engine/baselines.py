@@ -107,15 +107,16 @@ class TwoHopBeam:
         texts = self.store.passage_vectors([h.id for h in hits])
         queries = [f"{question} {texts[h.id]['text'] if h.id in texts else ''}" for h in hits]
         vectors = self.encode(queries)
-        found = self.store.knn_candidates(
-            vectors.tolist(), limit=self.second + 1, exclude_ids=[[h.id] for h in hits]
+        found = self.store.nearest(
+            vectors.tolist(), want=self.second, exclude_ids=[[h.id] for h in hits]
         )
-        stored = self.store.passage_vectors({pid for _, pid in found})
+        stored = self.store.passage_vectors({pid for row in found for pid, _ in row})
         per_hit: dict[int, list[tuple[float, str]]] = {}
-        for i, pid in found:
-            if pid in stored:
-                score = float(np.dot(vectors[i], np.asarray(stored[pid]["embedding"])))
-                per_hit.setdefault(i, []).append((score, pid))
+        for i, row in enumerate(found):
+            for pid, _ in row[: self.second]:
+                if pid in stored:
+                    score = float(np.dot(vectors[i], np.asarray(stored[pid]["embedding"])))
+                    per_hit.setdefault(i, []).append((score, pid))
         pairs = [
             (hits[i].score * score, hits[i].id, pid)
             for i, scored in per_hit.items()

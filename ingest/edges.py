@@ -1,62 +1,120 @@
-"""SIMILAR edges: each passage's k nearest passages by cosine similarity.
+"""SIMILAR edges: each passage's k nearest passages by cosine similarity, exactly, in whatever
+order documents arrived.
 
-Candidates from other documents come from the store's vector index; candidates inside the
-document being written are compared directly. Scores are always recomputed here in float64 from
-the stored float32 vectors, so the same pair gets the same score whichever way it was found (a
-document added now, or a passage refilled after a removal)."""
+``out(p)`` is the k other passages with the highest ``score(p, q)``, ties broken by id, over the
+whole graph; the score is the cosine computed in float64 from the stored float32 vectors, rounded
+to six decimals, so the same pair gets the same score however it was found. A graph synced
+incrementally therefore equals a clean sync of the same files. Kept exact under changes:
+
+- a new passage x links to its k nearest among the stored graph (the vector index, asked deep
+  enough) and the other new passages (compared directly);
+- an older passage p gains x when ``score(p, x)`` beats p's weakest edge. Candidates: the passages
+  the index returned for x, which include every passage more similar to x than a floor, and the
+  passages whose weakest edge scores at most that floor (a relationship index on
+  ``SIMILAR.score``); the floor is chosen so that few passages are that weakly linked;
+- a passage that loses a neighbour to a deleted document is flagged (NEEDS_KNN) by the deleting
+  query itself and recomputed at the end of the sync.
+
+A document stays ``pending`` from its write until older passages are linked to it, so a sync
+killed in between leaves work the next sync finishes (:meth:`SimilarityLinker.recover`). Beyond
+``depth`` candidates per new passage, the search stops early and the result is approximate, as the
+vector index itself is for very large graphs."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
-from kgp.stores.base import GraphStore
+from kgp.stores.base import TIE, GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
 
 METHOD = "knn"
 SCORE_DECIMALS = 6
+EPS = TIE  # the index's float32 similarity is within this of the exact score
+Ranked = list[tuple[str, float]]
 
 
-def top_k(
-    sources: Sequence[str],
-    source_vectors: np.ndarray,
-    candidates: Sequence[Sequence[str]],
-    vectors: dict[str, np.ndarray],
-    k: int,
-    method: str = METHOD,
-) -> list[SimilarEdge]:
-    """For each source, its ``k`` best candidates by cosine (ties broken by id); pure."""
-    edges: list[SimilarEdge] = []
-    for i, source in enumerate(sources):
-        pool = [c for c in dict.fromkeys(candidates[i]) if c != source and c in vectors]
-        if not pool:
-            continue
-        matrix = np.stack([vectors[c] for c in pool]).astype(np.float64)
-        scores = matrix @ source_vectors[i].astype(np.float64)
-        ranked = sorted(
-            zip(pool, (round(float(s), SCORE_DECIMALS) for s in scores), strict=True),
-            key=lambda pair: (-pair[1], pair[0]),
-        )
-        edges.extend(SimilarEdge(source, target, score, method) for target, score in ranked[:k])
-    return edges
+def ranked(scores: Mapping[str, float]) -> Ranked:
+    """Candidates best first: higher score, then smaller id."""
+    return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+
+
+def merge(current: Iterable[tuple[str, float]], new: Mapping[str, float], k: int) -> Ranked:
+    """The k best of a passage's current neighbours and new candidates; pure."""
+    return ranked({**dict(current), **new})[:k]
+
+
+def exact_scores(source: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Scores of one vector (or the rows of a matrix) against the rows of ``others``."""
+    product = others.astype(np.float64) @ source.astype(np.float64).T
+    return np.round(product, SCORE_DECIMALS)
+
+
+def best_of(scores: np.ndarray, ids: Sequence[str], k: int, skip: int | None = None) -> Ranked:
+    """The k best of one row of exact scores against ``ids`` (``skip``: the row's own index),
+    ties at the k-th broken by id; pure."""
+    row = scores.astype(np.float64, copy=True)
+    if skip is not None:
+        row[skip] = -np.inf
+    if len(row) > k:
+        kth = np.partition(row, len(row) - k)[len(row) - k]
+        chosen = np.nonzero(row >= kth)[0]
+    else:
+        chosen = np.arange(len(row))
+    pairs = {ids[int(j)]: float(row[j]) for j in chosen if np.isfinite(row[j])}
+    return ranked(pairs)[:k]
+
+
+@dataclass
+class Group:
+    """New documents about to be written together, and what linking them needs."""
+
+    docs: list[tuple[str, list[str], np.ndarray]]  # doc id, passage ids, vectors
+    floor: float = 1.0
+    candidates: list[dict[str, float]] = field(default_factory=list)  # per new passage
+    weak: list[str] = field(default_factory=list)  # passages weakly linked, below the floor
+    edges: list[list[SimilarEdge]] = field(default_factory=list)  # per document, as written
+
+    @property
+    def doc_ids(self) -> list[str]:
+        return [doc_id for doc_id, _, _ in self.docs]
+
+    @property
+    def ids(self) -> list[str]:
+        return [pid for _, ids, _ in self.docs for pid in ids]
+
+    def matrix(self, dimension: int = 0) -> np.ndarray:
+        parts = [m for _, ids, m in self.docs if len(ids)]
+        return np.concatenate(parts) if parts else np.zeros((0, dimension), dtype=np.float32)
 
 
 class SimilarityLinker:
-    """Computes SIMILAR edges against a store's vector index, batched (one query per call)."""
+    """Computes and maintains SIMILAR edges against a store (batched: a few queries per group of
+    documents, however many passages it has)."""
 
     def __init__(
-        self, store: GraphStore, *, k: int = 5, method: str = METHOD, cache_size: int = 50_000
+        self,
+        store: GraphStore,
+        *,
+        k: int = 5,
+        method: str = METHOD,
+        depth: int = 4096,
+        cache_size: int = 200_000,
     ) -> None:
         self.store = store
         self.k = k
         self.method = method
+        self.depth = depth  # most candidates asked of the index per new passage
         self.cache_size = cache_size
         self._cache: dict[str, np.ndarray] = {}
+
+    # -- vectors -----------------------------------------------------------------------------
 
     def remember(self, ids: Sequence[str], vectors: np.ndarray) -> None:
         """Keep vectors just written, so linking later documents need not fetch them back."""
         for pid, vector in zip(ids, vectors, strict=True):
-            self._cache[pid] = vector
+            self._cache[pid] = np.asarray(vector, dtype=np.float32)
         while len(self._cache) > self.cache_size:
             self._cache.pop(next(iter(self._cache)))
 
@@ -64,45 +122,146 @@ class SimilarityLinker:
         for pid in [p for p in self._cache if passage_document(p) == doc_id]:
             del self._cache[pid]
 
-    def _slack(self) -> int:
-        return 2 * self.k + 10
-
-    def link_group(
-        self, documents: Sequence[tuple[str, Sequence[str], np.ndarray]]
-    ) -> list[list[SimilarEdge]]:
-        """SIMILAR edges of documents written in this order, from one index query for all:
-        each passage's k nearest among the stored graph (the document's own older version
-        excluded, since the write replaces it), its own document and the earlier ones here."""
-        if self.k == 0:
-            return [[] for _ in documents]
-        vectors: list[list[float]] = []
-        owners: list[int] = []
-        excluded: list[str] = []
-        for d, (doc_id, ids, matrix) in enumerate(documents):
-            for row in range(len(ids)):
-                vectors.append(matrix[row].tolist())
-                owners.append(d)
-                excluded.append(doc_id)
-        found = self.store.knn_candidates(vectors, limit=self._slack(), exclude_docs=excluded)
-        group_docs = {doc_id for doc_id, _, _ in documents}
-        # older versions of this group's documents are about to be replaced: not candidates
-        stored = self._vectors(cid for _, cid in found if passage_document(cid) not in group_docs)
-        hits: list[list[str]] = [[] for _ in vectors]
-        for i, cid in found:
-            if cid in stored:
-                hits[i].append(cid)
-        out: list[list[SimilarEdge]] = []
-        seen: dict[str, np.ndarray] = {}
-        offset = 0
-        for _, ids, matrix in documents:
-            own = {pid: matrix[r] for r, pid in enumerate(ids)}
-            pool = {**stored, **seen, **own}
-            earlier = list(seen)
-            candidates = [hits[offset + r] + list(ids) + earlier for r in range(len(ids))]
-            out.append(top_k(ids, matrix, candidates, pool, self.k, self.method))
-            seen.update(own)
-            offset += len(ids)
+    def _vectors(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
+        wanted = list(dict.fromkeys(ids))
+        out = {pid: self._cache[pid] for pid in wanted if pid in self._cache}
+        missing = [pid for pid in wanted if pid not in out]
+        for pid, row in self.store.passage_vectors(missing).items():
+            out[pid] = np.asarray(row["embedding"], dtype=np.float32)
         return out
+
+    # -- new documents -----------------------------------------------------------------------
+
+    def plan(self, documents: Sequence[tuple[str, Sequence[str], np.ndarray]]) -> Group:
+        """Before a group of documents is written (in this order): each passage's exact k
+        nearest among the stored graph (the documents' own older versions excluded, since the
+        writes replace them), its own document and the earlier documents of the group, as the
+        edges each write carries; and the candidates :meth:`complete` checks afterwards."""
+        group = Group([(d, list(ids), np.asarray(m, dtype=np.float32)) for d, ids, m in documents])
+        if self.k == 0:
+            group.edges = [[] for _ in documents]
+            return group
+        ids = group.ids
+        owners = [doc_id for doc_id, pids, _ in group.docs for _ in pids]
+        replaced = set(group.doc_ids)
+        stored_nonempty = self.store.vector_index_bound() > 0
+        if stored_nonempty and ids:
+            budget = max(256, 4 * len(ids))
+            group.floor = self._floor(budget)
+            hits = self._stored_candidates(group.matrix(0), owners, group.floor)
+            group.candidates = [
+                {pid: sim for pid, sim in row if passage_document(pid) not in replaced}
+                for row in hits
+            ]
+            group.weak = [
+                pid
+                for pid in self.store.weak_passages(group.floor + EPS)
+                if passage_document(pid) not in replaced
+            ]
+        else:
+            group.candidates = [{} for _ in ids]
+        stored = self._vectors(
+            pid for row in group.candidates for pid in self._contenders(row, self.k)
+        )
+        everything = group.matrix(0)
+        offset = 0
+        for _, pids, matrix in group.docs:
+            end = offset + len(pids)
+            inside = exact_scores(everything[:end], matrix)  # own rows x (earlier + own)
+            edges: list[SimilarEdge] = []
+            for row, pid in enumerate(pids):
+                scores = dict(best_of(inside[row], ids[:end], self.k, skip=offset + row))
+                known = [c for c in self._contenders(group.candidates[offset + row], self.k)]
+                known = [c for c in known if c in stored]
+                if known:
+                    values = exact_scores(matrix[row], np.stack([stored[c] for c in known]))
+                    scores.update(zip(known, (float(v) for v in values), strict=True))
+                edges += [
+                    SimilarEdge(pid, target, score, self.method)
+                    for target, score in ranked(scores)[: self.k]
+                ]
+            group.edges.append(edges)
+            offset = end
+        return group
+
+    def complete(self, group: Group) -> int:
+        """After the group's documents are written: merge the new passages into the neighbour
+        lists they enter (older passages, and the group's own passages, which were written
+        before the later documents of the group existed), and mark the documents linked, in one
+        query. Returns how many passages changed."""
+        new_ids = group.ids
+        if self.k == 0 or not new_ids:
+            self.store.replace_similar([], done=group.doc_ids)
+            return 0
+        matrix = group.matrix(0)
+        index = {pid: i for i, pid in enumerate(new_ids)}
+        near: dict[str, dict[int, float]] = {}  # stored passage -> new passages it is close to
+        for i, row in enumerate(group.candidates):
+            for pid, sim in row.items():
+                if pid not in index:
+                    near.setdefault(pid, {})[i] = sim
+        weak = set(group.weak) - index.keys()
+        links = self.store.weakest_links([*near, *weak])
+        whole: list[str] = list(new_ids)  # compared with every new passage
+        partial: dict[str, list[int]] = {}  # compared with a few
+        for pid, (degree, weakest, flagged) in links.items():
+            if flagged:
+                continue  # recomputed whole by refill()
+            if pid in weak or degree < self.k:
+                whole.append(pid)
+                continue
+            bar = (weakest if weakest is not None else -1.0) - EPS
+            tried = sorted(i for i, sim in near.get(pid, {}).items() if sim >= bar)
+            if tried:
+                partial[pid] = tried
+        vectors = self._vectors([p for p in whole if p not in index] + list(partial))
+        current = self.store.similar_edges([*whole, *partial])
+        offers: dict[str, Ranked] = {}
+        present = [p for p in whole if p in index or p in vectors]
+        for start in range(0, len(present), 512):
+            chunk = present[start : start + 512]
+            rows = np.stack([matrix[index[p]] if p in index else vectors[p] for p in chunk])
+            block = exact_scores(matrix, rows)
+            for n, pid in enumerate(chunk):
+                offers[pid] = best_of(block[n], new_ids, self.k, skip=index.get(pid))
+        for pid, tried in partial.items():
+            if pid in vectors:
+                values = exact_scores(vectors[pid], matrix[tried])
+                offers[pid] = [(new_ids[i], float(v)) for i, v in zip(tried, values, strict=True)]
+        rows_out = []
+        for pid, offer in offers.items():
+            before = ranked(dict(current.get(pid, [])))
+            after = merge(before, dict(offer), self.k)
+            if after != before:
+                rows_out.append(self._row(pid, after))
+        self.store.replace_similar(rows_out, done=group.doc_ids)
+        return len(rows_out)
+
+    def recover(self) -> int:
+        """Finish linking documents a stopped sync wrote but did not link; how many."""
+        pending = self.store.pending_documents()
+        if not pending:
+            return 0
+        by_doc: dict[str, list[tuple[str, list[float]]]] = {doc: [] for doc in pending}
+        for row in self.store.document_passages(pending):
+            pid = str(row["id"])
+            by_doc[passage_document(pid)].append((pid, row["embedding"]))
+        docs = []
+        for doc_id, rows in by_doc.items():
+            rows.sort()
+            matrix = np.asarray([v for _, v in rows], dtype=np.float32).reshape(len(rows), -1)
+            docs.append((doc_id, [pid for pid, _ in rows], matrix))
+        group = Group(docs)
+        if self.k and group.ids:
+            group.floor = self._floor(max(256, 4 * len(group.ids)))
+            owners = [d for d, pids, _ in docs for _ in pids]
+            hits = self._stored_candidates(group.matrix(0), owners, group.floor)
+            group.candidates = [dict(row) for row in hits]
+            group.weak = self.store.weak_passages(group.floor + EPS)
+        self.complete(group)
+        return len(pending)
+
+    # -- refilling ---------------------------------------------------------------------------
 
     def refill(self, batch: int = 500) -> int:
         """Recompute the neighbours of flagged passages (each once); returns how many."""
@@ -114,30 +273,61 @@ class SimilarityLinker:
             ids = [str(r["id"]) for r in rows]
             after = ids[-1]
             matrix = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
-            found = self.store.knn_candidates(
-                [v.tolist() for v in matrix],
-                limit=self._slack() + 1,
-                exclude_ids=[[i] for i in ids],
-            )
-            per_source: list[list[str]] = [[] for _ in ids]
-            for i, cid in found:
-                per_source[i].append(cid)
-            vectors = self._vectors(cid for _, cid in found)
-            edges = top_k(ids, matrix, per_source, vectors, self.k, self.method)
-            targets: dict[str, list[dict[str, object]]] = {i: [] for i in ids}
-            for edge in edges:
-                targets[edge.source].append(
-                    {"id": edge.target, "score": edge.score, "method": edge.method}
-                )
-            self.store.replace_similar(
-                [{"source": s, "targets": t, "full": len(t) >= self.k} for s, t in targets.items()]
-            )
+            self.remember(ids, matrix)
+            hits = self.store.nearest(matrix.tolist(), want=self.k, exclude_ids=[[i] for i in ids])
+            wanted = {pid for row in hits for pid in self._contenders(dict(row), self.k)}
+            vectors = self._vectors(wanted)
+            replaced = []
+            for n, pid in enumerate(ids):
+                contenders = [c for c in self._contenders(dict(hits[n]), self.k) if c in vectors]
+                scores: dict[str, float] = {}
+                if contenders:
+                    values = exact_scores(matrix[n], np.stack([vectors[c] for c in contenders]))
+                    scores = dict(zip(contenders, (float(v) for v in values), strict=True))
+                replaced.append(self._row(pid, ranked(scores)[: self.k]))
+            self.store.replace_similar(replaced)
             done += len(ids)
 
-    def _vectors(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
-        wanted = list(dict.fromkeys(ids))
-        out = {pid: self._cache[pid] for pid in wanted if pid in self._cache}
-        missing = [pid for pid in wanted if pid not in out]
-        rows = self.store.passage_vectors(missing)
-        out.update({pid: np.asarray(r["embedding"], dtype=np.float32) for pid, r in rows.items()})
-        return out
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _row(self, source: str, targets: Ranked) -> dict[str, object]:
+        return {
+            "source": source,
+            "targets": [{"id": t, "score": s, "method": self.method} for t, s in targets],
+        }
+
+    def _contenders(self, candidates: Mapping[str, float], k: int) -> list[str]:
+        """The candidates that can be among the k best once scored exactly: those the index
+        ranks within EPS of its k-th."""
+        if len(candidates) <= k:
+            return list(candidates)
+        order = ranked(candidates)
+        bar = order[k - 1][1] - EPS
+        return [pid for pid, sim in order if sim >= bar]
+
+    def _stored_candidates(
+        self, matrix: np.ndarray, owners: Sequence[str], floor: float
+    ) -> list[Ranked]:
+        """Each vector's nearest stored passages (its own document excluded): at least k with
+        their ties, and every one more similar than ``floor``, up to ``depth``."""
+        return self.store.nearest(
+            matrix.tolist(),
+            want=self.k,
+            floor=floor,
+            exclude_docs=list(owners),
+            depth_cap=self.depth,
+        )
+
+    def _floor(self, budget: int) -> float:
+        """The highest score t (to 1/4096) with at most ``budget`` SIMILAR edges scoring t or
+        less: the passages weakly linked enough to be checked against every new passage."""
+        if self.store.count_weak_edges(1.0, budget + 1) <= budget:
+            return 1.0
+        low, high = -1.0, 1.0
+        for _ in range(12):
+            middle = (low + high) / 2
+            if self.store.count_weak_edges(middle, budget + 1) <= budget:
+                low = middle
+            else:
+                high = middle
+        return low

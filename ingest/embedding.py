@@ -56,14 +56,38 @@ class Encoder:
         return int(dim)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """One vector per text, bit for bit the same whatever else is encoded with it.
+
+        A padded batch gives a text a vector that differs in the last bits from the one it
+        gets alone (the matrix shapes differ), so a text embedded during an incremental sync
+        and in a clean one would get different vectors and near-ties between neighbours could
+        break differently. Texts are therefore batched only with texts of the same token
+        length: no padding, identical vectors (and no time spent on padding)."""
         self.load()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self._model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+        items = list(texts)
+        out = np.empty((len(items), self.dimension), dtype=np.float32)
+        for batch in self._same_length_batches(items):
+            vectors = self._model.encode(
+                [items[i] for i in batch],
+                batch_size=len(batch),
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
+            out[batch] = np.asarray(vectors, dtype=np.float32)
+        return out
+
+    def _same_length_batches(self, texts: list[str]) -> list[list[int]]:
+        """Indices of the texts grouped by token length, at most ``batch_size`` a group."""
+        tokenizer = self._model.tokenizer
+        lengths = tokenizer(texts, truncation=True, max_length=self._model.max_seq_length)
+        by_length: dict[int, list[int]] = {}
+        for index, ids in enumerate(lengths["input_ids"]):
+            by_length.setdefault(len(ids), []).append(index)
+        return [
+            group[start : start + self.batch_size]
+            for _, group in sorted(by_length.items())
+            for start in range(0, len(group), self.batch_size)
+        ]

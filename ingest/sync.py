@@ -10,7 +10,6 @@ import json
 import os
 import stat
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
@@ -25,7 +24,13 @@ from kgp.ingest.embedding import Encoder
 from kgp.ingest.readers import Page, ReadDocument, Section, reader_for, supported_suffixes
 from kgp.settings import DEFAULT_ENCODER, PassageMode, Settings
 from kgp.stores.base import GraphStore
-from kgp.stores.model import DocumentSummary, passage_id
+from kgp.stores.model import (
+    DocumentGraph,
+    DocumentSummary,
+    check_document,
+    passage_id,
+    text_hash,
+)
 
 # Documents are embedded and linked in groups: the encoder sorts a group's texts by length, so
 # bigger groups waste less on padding (groups of 64 ran at a third of the encoder's speed).
@@ -48,7 +53,9 @@ class SyncReport:
     skipped: list[Skipped] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     passages: int = 0
-    refilled: int = 0
+    linked: int = 0  # older passages that took a new document's passage as a neighbour
+    refilled: int = 0  # passages whose neighbours were recomputed after a removal
+    recovered: int = 0  # documents an interrupted sync had written but not linked
     seconds: float = 0.0
 
     @property
@@ -175,6 +182,7 @@ class Syncer:
         remove: bool = True,
     ) -> None:
         self._ensure_schema()
+        report.recovered = self.linker.recover()
         if remove:
             stored = {d.id: d for d in self.store.list_documents()}
         else:  # only these documents matter: cost follows them, not the graph
@@ -217,8 +225,15 @@ class Syncer:
             if in_scope and doc_id not in seen and self.store.delete_document(doc_id):
                 self.linker.forget(doc_id)
                 report.removed.append(doc_id)
+        self._finish(report)
+
+    def _finish(self, report: SyncReport) -> None:
+        """Recompute the neighbours of passages that lost some, clear the vector index of
+        orphans when they have piled up, and compact the store's log after writes."""
         report.refilled = self.linker.refill()
-        if report.added or report.changed or report.removed or report.refilled:
+        wrote = report.added or report.changed or report.removed or report.refilled
+        if wrote or report.recovered:
+            self.store.heal_vector_index()
             self.store.checkpoint()
 
     def _prepare(
@@ -252,60 +267,58 @@ class Syncer:
             drafts.append((made, old is not None))
         if not drafts:
             return [], []
-        known: dict[str, np.ndarray] = {}
-        replaced = [made.source.doc_id for made, replacing in drafts if replacing]
-        for row in self.store.document_passages(replaced):
-            known[str(row["text"])] = np.asarray(row["embedding"], dtype=np.float32)
+        # a text the graph already holds (an unchanged passage of a replaced document, or the
+        # same text anywhere) reuses its stored vector: identical texts share one vector
+        hashes = {text_hash(t): t for made, _ in drafts for t in made.texts}
+        known = {
+            hashes[h]: np.asarray(v, dtype=np.float32)
+            for h, v in self.store.vectors_by_text_hash(hashes).items()
+        }
         vectors = embed_drafts([d for d, _ in drafts], self.encoder.encode, known)
         return drafts, vectors
 
     def _commit(
         self, drafts: list[tuple[Draft, bool]], vectors: list[np.ndarray], report: SyncReport
     ) -> None:
-        """Link a prepared group to the graph and write its documents, one query each."""
-        if not drafts:
-            return
-        linked = self.linker.link_group(
-            [
-                (
-                    d.source.doc_id,
-                    [passage_id(d.source.doc_id, p.ordinal) for p in d.graph.passages],
-                    v,
-                )
-                for (d, _), v in zip(drafts, vectors, strict=True)
-            ]
-        )
-        for (made, replacing), matrix, edges in zip(drafts, vectors, linked, strict=True):
+        """Link a prepared group to the graph and write its documents, one query each; then
+        link older passages to them (one query)."""
+        ready: list[tuple[DocumentGraph, bool, np.ndarray]] = []
+        for (made, replacing), matrix in zip(drafts, vectors, strict=True):
             graph = with_embeddings(made.graph, matrix)
-            degree = Counter(edge.source for edge in edges)
-            short = {
-                p.ordinal
-                for p in graph.passages
-                if degree[passage_id(graph.document.id, p.ordinal)] < self.settings.knn_k
-            }
-            passages = tuple(replace(p, needs_knn=p.ordinal in short) for p in graph.passages)
-            graph = replace(graph, passages=passages, similar=tuple(edges))
             try:
-                self.store.write_document(graph)
+                check_document(graph, self.store.dimension)
             except DocumentError as exc:
                 report.skipped.append(Skipped(made.source.path, _reason(exc, made.source.path)))
                 continue
-            self.linker.forget(made.source.doc_id)
-            self.linker.remember(
-                [passage_id(made.source.doc_id, p.ordinal) for p in graph.passages], matrix
-            )
-            (report.changed if replacing else report.added).append(made.source.doc_id)
+            ready.append((graph, replacing, matrix))
+        if not ready:
+            return
+        group = self.linker.plan(
+            [(graph.document.id, passage_ids(graph), matrix) for graph, _, matrix in ready]
+        )
+        for (graph, replacing, matrix), edges in zip(ready, group.edges, strict=True):
+            doc_id = graph.document.id
+            self.store.write_document(replace(graph, similar=tuple(edges)))
+            self.linker.forget(doc_id)
+            self.linker.remember(passage_ids(graph), matrix)
+            (report.changed if replacing else report.added).append(doc_id)
             report.passages += len(graph.passages)
+        report.linked += self.linker.complete(group)
 
     def remove(self, doc_id: str) -> bool:
         self._ensure_schema()
+        report = SyncReport()
+        report.recovered = self.linker.recover()
         removed = self.store.delete_document(doc_id)
+        if removed:
+            report.removed.append(doc_id)
         self.linker.forget(doc_id)
-        self.linker.refill()
+        self._finish(report)
         return removed
 
     def _ensure_schema(self) -> None:
         if not self._schema_ready:
+            self.store.migrate()
             self.store.ensure_schema(self.encoder.dimension)
             self._check_encoder()
             self._schema_ready = True
@@ -323,6 +336,10 @@ class Syncer:
                 f"{self.store.describe()} was built with encoder {recorded!r}, not {name!r}; "
                 f"set KGP_ENCODER={recorded} or sync into a new data directory"
             )
+
+
+def passage_ids(graph: DocumentGraph) -> list[str]:
+    return [passage_id(graph.document.id, p.ordinal) for p in graph.passages]
 
 
 def encoder_identity(name: str) -> str:

@@ -1,4 +1,5 @@
-// Delete one document, its pages, tables and passages, and the keywords no one else uses.
+// Delete one document, its pages, tables and passages, and the keywords no one else uses;
+// passages that lose SIMILAR neighbours get NEEDS_KNN.
 OPTIONAL MATCH (:Passage {doc_id: $id})-[:HAS_KEYWORD]->(old:Keyword)
 WITH collect(DISTINCT old.term) AS old_terms
 OPTIONAL MATCH (d:Document {id: $id})
@@ -6,7 +7,7 @@ WITH old_terms, count(d) AS found
 CALL {
   MATCH (p:Passage)-[:SIMILAR]->(:Passage {doc_id: $id})
   WHERE p.doc_id <> $id
-  SET p.needs_knn = true
+  MERGE (p)-[:NEEDS_KNN]->(p)
 }
 CALL { MATCH (x:Passage {doc_id: $id}) DETACH DELETE x }
 CALL { MATCH (x:Table {doc_id: $id}) DETACH DELETE x }

@@ -1,6 +1,16 @@
-// Nearest passages of many vectors at once; per vector, one document and a few ids excluded.
+// Nearest passages of many vectors at once, each to its own depth r.limit, with their cosine
+// similarity (FalkorDB's score is the cosine distance); per vector, one document and a few ids
+// are left out. Also the index's size bound (maxDocId: live passages plus orphaned vectors, which
+// take places in an answer without being returned): a search that deep has seen everything, and
+// one that came back short before it may ask again, deeper. A vector whose every entry at this
+// depth was an orphan gets no row.
+CALL db.indexes() YIELD label, info
+WITH label, info
+WHERE label = 'Passage'
+WITH info.maxDocId AS bound
 UNWIND $rows AS r
-CALL db.idx.vector.queryNodes('Passage', 'embedding', $limit, vecf32(r.vector)) YIELD node
-WITH r, node
-WHERE node.doc_id <> r.exclude_doc AND NOT node.id IN r.exclude
-RETURN r.i AS i, node.id AS id
+CALL db.idx.vector.queryNodes('Passage', 'embedding', r.limit, vecf32(r.vector)) YIELD node, score
+WITH bound, r, collect({id: node.id, doc: node.doc_id, similarity: 1.0 - score}) AS found
+RETURN r.i AS i, bound,
+       [h IN found WHERE h.doc <> r.exclude_doc AND NOT h.id IN r.exclude | [h.id, h.similarity]]
+       AS hits

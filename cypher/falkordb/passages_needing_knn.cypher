@@ -1,7 +1,7 @@
-// Passages whose SIMILAR neighbours must be recomputed (they lost some to a removed document,
-// or had fewer than k), a page at a time in id order.
-MATCH (p:Passage)
-WHERE p.needs_knn = true AND p.id > $after
+// Passages whose SIMILAR neighbours must be recomputed (a removed or replaced document held some
+// of them), a page at a time in id order.
+MATCH (p:Passage)-[:NEEDS_KNN]->(p)
+WHERE p.id > $after
 RETURN p.id AS id, p.embedding AS embedding
 ORDER BY id
 LIMIT $limit

@@ -1,5 +1,6 @@
-// Replace the SIMILAR out-edges of many passages; their needs_knn flag stays only where fewer
-// than k neighbours were found (r.full is false).
+// Replace the SIMILAR out-edges of many passages (exact k nearest, computed by the linker),
+// clear their NEEDS_KNN flags, and mark documents whose neighbours are now linked ($done) as
+// no longer pending. One query, so a crash leaves the old edges and flags for the next sync.
 CALL {
   UNWIND $rows AS r
   MATCH (p:Passage {id: r.source})-[s:SIMILAR]->()
@@ -14,7 +15,12 @@ CALL {
 }
 CALL {
   UNWIND $rows AS r
-  MATCH (p:Passage {id: r.source})
-  SET p.needs_knn = CASE WHEN r.full THEN NULL ELSE true END
+  MATCH (p:Passage {id: r.source})-[f:NEEDS_KNN]->()
+  DELETE f
+}
+CALL {
+  UNWIND $done AS id
+  MATCH (d:Document {id: id})
+  SET d.pending = NULL
 }
 RETURN size($rows) AS replaced

@@ -1,5 +1,9 @@
-// Passages of other documents that lose SIMILAR neighbours are flagged needs_knn (the
-// sync refills them). Replace one document's whole subgraph in one query (FalkorDB's unit of atomicity).
+// Replace one document's whole subgraph in one query (FalkorDB's unit of atomicity).
+// Passages of other documents that lose SIMILAR neighbours get a NEEDS_KNN self-relationship
+// (the sync refills them); a flag is never a property, because FalkorDB 4.16 leaves an orphan
+// vector in the index for every write to a vector-indexed node (deleted passages leave orphans
+// too: the store searches past them and rebuilds the index when they pile up).
+// The new Document is pending until the sync has updated older passages' neighbours.
 // Old nodes go first, then the document, its pages, tables and passages, their NEXT,
 // HAS_KEYWORD and SIMILAR relationships; last, the df of every keyword touched is recounted and
 // keywords no passage uses any more are deleted. (The count is a pattern comprehension:
@@ -10,7 +14,7 @@ WITH collect(DISTINCT old.term) AS old_terms
 CALL {
   MATCH (p:Passage)-[:SIMILAR]->(:Passage {doc_id: $doc.id})
   WHERE p.doc_id <> $doc.id
-  SET p.needs_knn = true
+  MERGE (p)-[:NEEDS_KNN]->(p)
 }
 CALL { MATCH (x:Passage {doc_id: $doc.id}) DETACH DELETE x }
 CALL { MATCH (x:Table {doc_id: $doc.id}) DETACH DELETE x }

@@ -1,5 +1,6 @@
-// Passages of other documents that lose SIMILAR neighbours are flagged needs_knn (the
-// sync refills them). Replace one document's whole subgraph (run in one transaction).
+// Replace one document's whole subgraph (run in one transaction). Passages of other documents
+// that lose SIMILAR neighbours get a NEEDS_KNN self-relationship (the sync refills them); the
+// new Document is pending until the sync has updated older passages' neighbours.
 // Old nodes go first, then the document, its pages, tables and passages, their NEXT,
 // HAS_KEYWORD and SIMILAR relationships; last, the df of every keyword touched is recounted and
 // keywords no passage uses any more are deleted.
@@ -8,7 +9,7 @@ WITH collect(DISTINCT old.term) AS old_terms
 CALL () {
   MATCH (p:Passage)-[:SIMILAR]->(:Passage {doc_id: $doc.id})
   WHERE p.doc_id <> $doc.id
-  SET p.needs_knn = true
+  MERGE (p)-[:NEEDS_KNN]->(p)
 }
 CALL () { MATCH (x:Passage {doc_id: $doc.id}) DETACH DELETE x }
 CALL () { MATCH (x:Table {doc_id: $doc.id}) DETACH DELETE x }

@@ -27,6 +27,8 @@ from kgp.stores.model import (
 from kgp.stores.tracer import QueryEvent, Tracer
 
 Row = dict[str, Any]
+TIE = 1e-4  # similarities closer than this may be ordered differently by the index
+SCHEMA_VERSION = 2  # 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -141,10 +143,92 @@ class GraphStore(ABC):
             raise ConfigurationError(
                 f"query vector has {len(vector)} dimensions, the graph uses {self.dimension}"
             )
-        # HNSW indexes can return fewer than k hits (FalkorDB after deletions): ask for more.
-        ask = max(2 * limit, limit + 20)
-        rows = self.run("vector_search", {"vector": [float(x) for x in vector], "limit": ask})
-        return [SearchHit(str(r["id"]), float(r["score"])) for r in rows[:limit]]
+        (hits,) = self.nearest([vector], want=limit)
+        return [SearchHit(pid, score) for pid, score in hits[:limit]]
+
+    def nearest(
+        self,
+        vectors: Sequence[Sequence[float]],
+        *,
+        want: int,
+        floor: float | None = None,
+        exclude_docs: Sequence[str] = (),
+        exclude_ids: Sequence[Sequence[str]] = (),
+        depth_cap: int | None = None,
+    ) -> list[list[tuple[str, float]]]:
+        """For each vector, its nearest passages as ``(id, cosine)``, best first (ties by id):
+        at least ``want`` of them with every passage tied with the ``want``-th (within
+        ``TIE``, so the order by id is the same whatever order the index was built in), and
+        with ``floor``, every passage more similar than it.
+        Per vector the passages of document ``exclude_docs[i]`` and the ids ``exclude_ids[i]``
+        are left out.
+
+        The vector index is asked to a depth, then deeper for the vectors that came back short:
+        orphaned vectors (FalkorDB 4.16 keeps the vector of every deleted or rewritten passage)
+        and excluded passages take places in the index's answer without being returned. A depth
+        of the index's size bound (live passages plus orphans) has seen everything;
+        ``depth_cap`` stops earlier."""
+        if not vectors or want < 1:
+            return [[] for _ in vectors]
+        results: list[list[tuple[str, float]]] = [[] for _ in vectors]
+        pending = list(range(len(vectors)))
+        depth = want + max(10, want)
+        while pending:
+            rows = [
+                {
+                    "i": i,
+                    "vector": [float(x) for x in vectors[i]],
+                    "limit": depth,
+                    "exclude": list(exclude_ids[i]) if i < len(exclude_ids) else [],
+                    "exclude_doc": exclude_docs[i] if i < len(exclude_docs) else "",
+                }
+                for i in pending
+            ]
+            seen = {int(r["i"]): r for r in self.run("knn_candidates", {"rows": rows})}
+            # a vector whose every index entry at this depth was an orphan gets no row
+            bound = next((int(r["bound"]) for r in seen.values()), None)
+            still = []
+            for i in pending:
+                row = seen.get(i)
+                hits = [(str(pid), float(sim)) for pid, sim in (row["hits"] if row else [])]
+                hits.sort(key=lambda hit: (-hit[1], hit[0]))
+                results[i] = hits
+                short = (
+                    len(hits) < want
+                    or hits[-1][1] >= hits[want - 1][1] - TIE
+                    or (floor is not None and hits[-1][1] > floor)
+                )
+                if short:
+                    still.append(i)
+            if not still:
+                break
+            if bound is None:
+                bound = self.vector_index_bound()
+            if depth >= bound or (depth_cap is not None and depth >= depth_cap):
+                break
+            pending = still
+            depth = min(4 * depth, max(bound, want), depth_cap or bound)
+        return results
+
+    def vector_index_bound(self) -> int:
+        """How deep a vector search must go to see every entry of the index."""
+        rows = self.run("vector_index_bound")
+        return int(rows[0]["live"]) + int(rows[0]["orphans"]) if rows else 0
+
+    def orphaned_vectors(self) -> int:
+        """Vectors of deleted passages still in the vector index (0 where the store removes
+        them)."""
+        rows = self.run("vector_index_bound")
+        return int(rows[0]["orphans"]) if rows else 0
+
+    def rebuild_vector_index(self) -> None:
+        """Drop and re-create the vector index, which clears orphaned vectors (stores that
+        remove them need nothing)."""
+        return None
+
+    def heal_vector_index(self) -> bool:
+        """Rebuild the vector index if orphaned vectors have piled up; True if it did."""
+        return False
 
     def fulltext_search(self, text: str, limit: int = 10) -> list[SearchHit]:
         """Passages matching any word of ``text`` in the full-text index, best first."""
@@ -218,7 +302,8 @@ class GraphStore(ABC):
         return str(rows[0]["encoder"]) if rows and rows[0]["encoder"] is not None else None
 
     def set_graph_encoder(self, encoder: str) -> None:
-        self.run("set_graph_encoder", {"encoder": encoder}, write=True)
+        """Record the graph's encoder (at its first sync), with the schema it is written in."""
+        self.run("set_graph_encoder", {"encoder": encoder, "schema": SCHEMA_VERSION}, write=True)
 
     def tables(self) -> list[Row]:
         """Every table (id, doc_id, page, index, markdown) in document order."""
@@ -230,31 +315,6 @@ class GraphStore(ABC):
         return GraphCounts(dict(sorted(labels.items())), dict(sorted(rels.items())))
 
     # -- k-NN maintenance (used by ingest) ---------------------------------------------------
-
-    def knn_candidates(
-        self,
-        vectors: Sequence[Sequence[float]],
-        *,
-        limit: int,
-        exclude_docs: Sequence[str] = (),
-        exclude_ids: Sequence[Sequence[str]] = (),
-    ) -> list[tuple[int, str]]:
-        """Nearest passages of many vectors in one query: ``(vector index, passage id)`` pairs,
-        leaving out, per vector, the passages of document ``exclude_docs[i]`` and the passages
-        ``exclude_ids[i]``."""
-        if not vectors or limit < 1:
-            return []
-        rows = [
-            {
-                "i": i,
-                "vector": [float(x) for x in vector],
-                "exclude": list(exclude_ids[i]) if i < len(exclude_ids) else [],
-                "exclude_doc": exclude_docs[i] if i < len(exclude_docs) else "",
-            }
-            for i, vector in enumerate(vectors)
-        ]
-        params = {"rows": rows, "limit": limit}
-        return [(int(r["i"]), str(r["id"])) for r in self.run("knn_candidates", params)]
 
     def passage_vectors(self, ids: Iterable[str]) -> dict[str, Row]:
         """``{id: {doc_id, text, embedding}}`` for passages by id."""
@@ -268,17 +328,95 @@ class GraphStore(ABC):
         ids = list(dict.fromkeys(doc_ids))
         return self.run("document_passages", {"doc_ids": ids}) if ids else []
 
+    def vectors_by_text_hash(self, hashes: Iterable[str]) -> dict[str, list[float]]:
+        """A stored embedding for each hash of a passage text the graph already holds."""
+        wanted = list(dict.fromkeys(hashes))
+        if not wanted:
+            return {}
+        rows = self.run("passages_by_text_hash", {"hashes": wanted})
+        return {str(r["hash"]): r["embedding"] for r in rows if r["embedding"] is not None}
+
     def passages_needing_knn(self, limit: int = 1000, after: str = "") -> list[Row]:
         """Passages flagged because a removed or replaced document held some of their SIMILAR
-        neighbours, or because they had fewer than k: id and embedding, in id order after
-        ``after``."""
+        neighbours: id and embedding, in id order after ``after``."""
         return self.run("passages_needing_knn", {"limit": limit, "after": after})
 
-    def replace_similar(self, rows: Sequence[Mapping[str, Any]]) -> None:
+    def similar_edges(self, ids: Iterable[str]) -> dict[str, list[tuple[str, float]]]:
+        """The SIMILAR out-edges of passages: ``{id: [(target, score), ...]}``."""
+        id_list = list(dict.fromkeys(ids))
+        out: dict[str, list[tuple[str, float]]] = {pid: [] for pid in id_list}
+        if id_list:
+            for row in self.run("similar_edges", {"ids": id_list}):
+                out[str(row["source"])].append((str(row["target"]), float(row["score"])))
+        return out
+
+    def weakest_links(self, ids: Iterable[str]) -> dict[str, tuple[int, float | None, bool]]:
+        """For passages by id: ``(degree, weakest score, flagged)`` of their SIMILAR out-edges
+        (absent ids are not in the graph)."""
+        id_list = list(dict.fromkeys(ids))
+        if not id_list:
+            return {}
+        return {
+            str(r["id"]): (
+                int(r["degree"]),
+                None if r["weakest"] is None else float(r["weakest"]),
+                bool(r["flagged"]),
+            )
+            for r in self.run("weakest_links", {"ids": id_list})
+        }
+
+    def weak_passages(self, threshold: float) -> list[str]:
+        """Passages whose weakest SIMILAR edge scores at most ``threshold``."""
+        return [str(r["id"]) for r in self.run("weak_passages", {"t": float(threshold)})]
+
+    def count_weak_edges(self, threshold: float, cap: int) -> int:
+        """SIMILAR edges scoring at most ``threshold``, counted up to ``cap``."""
+        rows = self.run("count_weak_edges", {"t": float(threshold), "cap": int(cap)})
+        return int(rows[0]["n"]) if rows else 0
+
+    def pending_documents(self) -> list[str]:
+        """Documents whose older neighbours were not yet linked to them (an interrupted sync)."""
+        return [str(r["id"]) for r in self.run("pending_documents")]
+
+    def replace_similar(
+        self, rows: Sequence[Mapping[str, Any]], *, done: Sequence[str] = ()
+    ) -> None:
         """Replace the SIMILAR out-edges of passages (``{source, targets: [{id, score,
-        method}], full}``) in one query; the flag is cleared where ``full``."""
-        if rows:
-            self.run("replace_similar", {"rows": [dict(r) for r in rows]}, write=True)
+        method}]}``), clear their NEEDS_KNN flags and the pending mark of documents ``done``,
+        in one query."""
+        if rows or done:
+            params = {"rows": [dict(r) for r in rows], "done": list(done)}
+            self.run("replace_similar", params, write=True)
+
+    # -- schema versions ---------------------------------------------------------------------
+
+    def migrate(self) -> list[str]:
+        """Bring a graph written by an older kgp to the current schema; the steps taken."""
+        rows = self.run("graph_schema")
+        if not rows and not self.run("count_labels"):
+            return []  # an empty graph: its first sync records the schema
+        version = int(rows[0]["schema"]) if rows and rows[0]["schema"] is not None else 1
+        if version == SCHEMA_VERSION:
+            return []
+        steps: list[str] = []
+        if version < 2:
+            steps += self._migrate_to_2()
+        self.run("set_graph_schema", {"schema": SCHEMA_VERSION}, write=True)
+        return steps
+
+    def _migrate_to_2(self) -> list[str]:
+        """Flags become relationships (every passage flagged for an exact refill), passages
+        get text hashes, and the vector index is rebuilt without orphans."""
+        from kgp.stores.model import text_hash
+
+        self.run("migrate_flags", write=True)
+        after = ""
+        while rows := self.run("passages_without_text_hash", {"limit": 2000, "after": after}):
+            hashed = [{"id": r["id"], "hash": text_hash(str(r["text"] or ""))} for r in rows]
+            self.run("set_text_hashes", {"rows": hashed}, write=True)
+            after = str(rows[-1]["id"])
+        self.rebuild_vector_index()
+        return ["schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt"]
 
     def checkpoint(self) -> None:
         """Make the store quick to reopen after many writes (FalkorDB compacts its log);

@@ -18,13 +18,18 @@ from kgp.stores.falkor_server import EmbeddedServer
 from kgp.stores.model import SearchHit
 from kgp.stores.tracer import Tracer
 
-ID_INDEXES = {
-    "Document": ("index_document", ("id",)),
-    "Page": ("index_page", ("id", "doc_id")),
-    "Table": ("index_table", ("id", "doc_id")),
-    "Passage": ("index_passage", ("id", "doc_id")),
-    "Keyword": ("index_keyword", ("term",)),
-}
+# Range indexes: (label or relationship type, query, properties). The vector index is created
+# last: adding an index to a label re-indexes its nodes, which in FalkorDB 4.16 would leave an
+# orphaned vector for each passage (see rebuild_vector_index).
+RANGE_INDEXES = (
+    ("Document", "index_document", ("id",)),
+    ("Page", "index_page", ("id", "doc_id")),
+    ("Table", "index_table", ("id", "doc_id")),
+    ("Passage", "index_passage", ("id", "doc_id")),
+    ("Passage", "index_passage_text_hash", ("text_hash",)),
+    ("Keyword", "index_keyword", ("term",)),
+    ("SIMILAR", "index_similar_score", ("score",)),
+)
 
 
 def _plain(value: Any) -> Any:
@@ -36,6 +41,7 @@ def _plain(value: Any) -> Any:
 
 
 INDEX_WAIT_SECONDS = 900.0
+ORPHAN_MIN = 1000  # never rebuild the vector index for fewer orphans than this
 FULLTEXT_CAP = 2000  # passages per query term that BM25 ranking reads
 
 
@@ -75,6 +81,8 @@ class FalkorStore(GraphStore):
         self.server.start()
         atexit.register(self.close)
         self._connect()
+        if self.server.launched:  # it replayed its append-only file: each replayed passage
+            self.heal_vector_index()  # left an orphaned vector (see vector_index_bound)
         return self
 
     def close(self) -> None:
@@ -156,6 +164,47 @@ class FalkorStore(GraphStore):
     def _fulltext_query(self, terms: Sequence[str]) -> str:
         return " | ".join(terms)
 
+    def rebuild_vector_index(self) -> None:
+        """Drop the vector index and build it again from the passages: FalkorDB 4.16 never
+        removes a vector from it (the vector of a deleted passage, or the old one of a passage
+        written again, stays as an orphan that takes a place in every nearby answer; FalkorDB
+        issue #2179). Waits until the new index is complete."""
+        if self.dimension is None:
+            indexed = self._vector_dimension()
+            if indexed is None:
+                return
+            self.dimension = indexed
+        self._recreate_vector_index(self.dimension)
+        self._wait_for_indexes()
+
+    def clear(self) -> None:
+        """Delete every node and relationship; the vector index is rebuilt, since every vector
+        in it just became an orphan."""
+        super().clear()
+        self.rebuild_vector_index()
+
+    def _recreate_vector_index(self, dimension: int) -> None:
+        self.run("drop_passage_vector", write=True)
+        params = {"dimension": dimension, "ef_runtime": self.ef_runtime}
+        self.run("index_passage_vector", params, write=True)
+
+    def heal_vector_index(self) -> bool:
+        """Rebuild the vector index when orphaned vectors have piled up (past a fifth of its
+        entries, and at least ORPHAN_MIN); True if it did. Searches stay correct either way
+        (they look past orphans); a rebuild makes them cheap again."""
+        orphans = self.orphaned_vectors()
+        if orphans <= max(ORPHAN_MIN, self.vector_index_bound() // 5):
+            return False
+        self.rebuild_vector_index()
+        return True
+
+    def _vector_dimension(self) -> int | None:
+        for row in self.run("list_indexes"):
+            options = dict(row["options"] or {})
+            if str(row["label"]) == "Passage" and "embedding" in options:
+                return int(options["embedding"]["dimension"])
+        return None
+
     def fulltext_search(self, text: str, limit: int = 10) -> list[SearchHit]:
         """Passages matching words of ``text``, ranked by BM25 with binary term frequency:
         the sum of the matched terms' inverse document frequencies. The index finds the matches
@@ -191,12 +240,18 @@ class FalkorStore(GraphStore):
                 f"{self.describe()} holds {vector_dimension}-dimension embeddings but the "
                 f"encoder gives {dimension}; use the graph's encoder or a new data directory"
             )
-        for label, (query, props) in ID_INDEXES.items():
+        added_to_passages = False
+        for label, query, props in RANGE_INDEXES:
             if not all((label, prop, "RANGE") in indexed for prop in props):
                 self.run(query, write=True)
+                added_to_passages |= label == "Passage"
+        if ("Passage", "text", "FULLTEXT") not in indexed:
+            self.run("index_passage_fulltext", write=True)
+            added_to_passages = True
         if ("Passage", "embedding", "VECTOR") not in indexed:
             params = {"dimension": dimension, "ef_runtime": self.ef_runtime}
             self.run("index_passage_vector", params, write=True)
-        if ("Passage", "text", "FULLTEXT") not in indexed:
-            self.run("index_passage_fulltext", write=True)
+        elif added_to_passages and self.vector_index_bound():
+            self._recreate_vector_index(dimension)
+        self._wait_for_indexes()
         self.dimension = dimension

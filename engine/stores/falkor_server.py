@@ -79,6 +79,7 @@ class EmbeddedServer:
         self.start_timeout = start_timeout
         self._user: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
+        self.launched = False  # this object started the server (rather than joining one)
         self._wait_started = 0.0
         path = self.home / "redis.sock"
         if len(os.fsencode(path)) > SOCKET_PATH_MAX:
@@ -291,6 +292,7 @@ class EmbeddedServer:
                 self._reap_if_child()
                 self.pid_file.unlink(missing_ok=True)
                 self._launch()
+                self.launched = True
             user = self.users_dir / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
             user.write_text("", encoding="ascii")
             self._user = user

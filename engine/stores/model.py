@@ -7,6 +7,7 @@ store never receives half a document.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from collections.abc import Iterable, Mapping
@@ -42,6 +43,11 @@ def table_id(doc_id: str, page: int, index: int) -> str:
     return f"{doc_id}#page={page}&table={index}"
 
 
+def text_hash(text: str) -> str:
+    """The key under which identical passage texts share one stored vector."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
 @dataclass(frozen=True, slots=True)
 class DocumentRecord:
     id: str
@@ -70,7 +76,6 @@ class PassageRecord:
     text: str
     embedding: tuple[float, ...]
     keywords: tuple[str, ...] = ()
-    needs_knn: bool = False  # fewer SIMILAR neighbours than wanted: refill when the graph grows
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +137,8 @@ def _unsafe_key(key: str) -> bool:
     return key[0] <= " " or key[-1] <= " " or any(ch < " " for ch in key)
 
 
-def _check(graph: DocumentGraph, dimension: int | None) -> None:
+def check_document(graph: DocumentGraph, dimension: int | None) -> None:
+    """Raise :class:`DocumentError` when the graph is inconsistent (before anything is written)."""
     doc = graph.document
     where = f"document {doc.path!r}"
     if not doc.id:
@@ -182,7 +188,7 @@ def _check(graph: DocumentGraph, dimension: int | None) -> None:
 
 def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[str, Any]:
     """The parameters of ``write_document``; raises :class:`DocumentError` when inconsistent."""
-    _check(graph, dimension)
+    check_document(graph, dimension)
     doc = graph.document
     ordered = sorted(graph.passages, key=lambda p: p.ordinal)
     passages = [
@@ -195,7 +201,7 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
                 "page": p.page,
                 "ordinal": p.ordinal,
                 "text": p.text,
-                **({"needs_knn": True} if p.needs_knn else {}),
+                "text_hash": text_hash(p.text),
             },
             "embedding": [float(x) for x in p.embedding],
         }
@@ -216,6 +222,7 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
             "kind": doc.kind,
             "pages": doc.pages,
             "ingested_at": doc.ingested_at,
+            "pending": True,  # until the sync has linked older passages to this document's
         },
         "pages": [{"id": page_id(doc.id, n), "doc_id": doc.id, "number": n} for n in graph.pages()],
         "tables": [

@@ -23,7 +23,9 @@ SCHEMA_QUERIES = (
     "index_page_doc",
     "index_table_doc",
     "index_passage_doc",
+    "index_passage_text_hash",
     "index_passage_fulltext",
+    "index_similar_score",
 )
 
 

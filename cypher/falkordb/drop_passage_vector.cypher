@@ -1,0 +1,1 @@
+DROP VECTOR INDEX FOR (p:Passage) ON (p.embedding)

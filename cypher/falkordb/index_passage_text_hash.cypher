@@ -1,0 +1,1 @@
+CREATE INDEX FOR (n:Passage) ON (n.text_hash)

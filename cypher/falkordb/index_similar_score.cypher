@@ -1,0 +1,1 @@
+CREATE INDEX FOR ()-[s:SIMILAR]-() ON (s.score)

@@ -1,0 +1,264 @@
+"""The graph never degrades: after any sequence of syncs, single adds and removals, edits,
+copies, interrupted syncs and index rebuilds, the graph equals a clean sync of the same files,
+vector search included (a Hypothesis state machine against a clean rebuild)."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import shutil
+import signal
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+from kgp.errors import StoreUnavailableError
+from kgp.ingest.embedding import Encoder
+from kgp.ingest.sync import Syncer, SyncReport
+from kgp.settings import Settings, load_settings
+from kgp.stores import FalkorStore, GraphStore
+
+from tests.test_sync import canonical
+
+SENTENCES = [
+    "The Nile flows north through Egypt into the Mediterranean Sea.",
+    "The Aswan High Dam controls the floods of the Nile.",
+    "Cairo is the capital of Egypt and lies on the banks of the Nile.",
+    "Mount Everest lies on the border of Nepal and China.",
+    "Kathmandu is the capital of Nepal and the gateway to Everest.",
+    "Mont Blanc is the highest peak of the Alps in western Europe.",
+    "The Amazon drains much of Brazil and Peru into the Atlantic.",
+    "Cedar Hollow station recorded the most rain of any station.",
+    "The pumps at Birchfield ran longer than anywhere else last year.",
+    "Station managers report to the regional engineer for planned work.",
+    "Sandbags are kept on site from November to April.",
+    "Rainfall in the northern valleys doubled during the autumn storms.",
+]
+NAMES = ["a.txt", "b.txt", "notes/c.txt", "notes/d.md", "e.txt"]
+texts = st.lists(st.sampled_from(SENTENCES), min_size=1, max_size=4).map(" ".join)
+
+
+class Interrupted(StoreUnavailableError):
+    """The injected fault: the process 'died' before this write."""
+
+
+class Faulty:
+    """Wraps a store's ``run`` so that the n-th write raises, as if the process had been killed
+    between two queries (each query is atomic in FalkorDB)."""
+
+    def __init__(self, store: GraphStore, writes_before_crash: int) -> None:
+        self.store = store
+        self.left = writes_before_crash
+        self.original = store.run
+
+    def __enter__(self) -> None:
+        def run(name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False):  # type: ignore[no-untyped-def]
+            if write:
+                if self.left == 0:
+                    raise Interrupted(f"killed before {name}")
+                self.left -= 1
+            return self.original(name, parameters, write=write)
+
+        self.store.run = run  # type: ignore[method-assign]
+
+    def __exit__(self, *exc: object) -> None:
+        self.store.run = self.original  # type: ignore[method-assign]
+
+
+class Server:
+    """One embedded FalkorDB server; each graph a named graph in it."""
+
+    def __init__(self, data_dir: Path, encoder: Encoder) -> None:
+        self.data_dir = data_dir
+        self.encoder = encoder
+        self.holder = FalkorStore(data_dir=data_dir, graph="holder").open()  # keeps it up
+        self.settings = load_settings(data_dir=data_dir, knn_k=3)
+        self.names = itertools.count()
+        self.clean: dict[str, Any] = {}  # content hash -> (dump, self-lookups)
+
+    def store(self, name: str) -> FalkorStore:
+        return FalkorStore(data_dir=self.data_dir, graph=name).open()
+
+    def restart(self, kill: bool, stores: list[FalkorStore]) -> None:
+        """Every user leaves (the last one stops the server), or the server is killed; then
+        each store opens again and replays the log."""
+        if kill:
+            os.kill(int(self.holder.server.pid_file.read_text()), signal.SIGKILL)
+        for store in [self.holder, *stores]:
+            store.close()
+        self.holder = FalkorStore(data_dir=self.data_dir, graph="holder").open()
+        for store in stores:
+            store.open()
+
+    def syncer(self, store: GraphStore, settings: Settings | None = None) -> Syncer:
+        return Syncer(store=store, settings=settings or self.settings, encoder=self.encoder)
+
+    def clean_state(self, model: Mapping[str, str], folder: Path) -> Any:
+        """The dump and vector self-lookups of a clean sync of ``model`` (cached)."""
+        key = hashlib.sha256(repr(sorted(model.items())).encode()).hexdigest()[:16]
+        if key not in self.clean:
+            shutil.rmtree(folder, ignore_errors=True)
+            materialise(folder, model)
+            store = self.store(f"clean-{key}")
+            try:
+                self.syncer(store).sync_folder(folder)
+                self.clean[key] = observe(store)
+            finally:
+                store.close()
+        return self.clean[key]
+
+
+def materialise(folder: Path, model: Mapping[str, str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in model.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def observe(store: GraphStore) -> tuple[Any, dict[str, list[tuple[str, float]]]]:
+    """The canonical dump, and for every passage the ten nearest to its own stored vector."""
+    dump = canonical(store.dump())
+    rows = store.passage_vectors(n["key"] for n in dump[0] if n["label"] == "Passage")
+    lookups = {
+        pid: [(h.id, round(h.score, 5)) for h in store.vector_search(row["embedding"], 10)]
+        for pid, row in rows.items()
+    }
+    return dump, lookups
+
+
+class SyncMachine(RuleBasedStateMachine):
+    server: Server
+    root: Path
+    steps = 0  # invariant checks: one after each rule (and one at the start)
+
+    def __init__(self) -> None:
+        super().__init__()
+        n = next(self.server.names)
+        self.folder = self.root / f"folder-{n}"
+        self.folder.mkdir(parents=True)
+        self.store = self.server.store(f"graph-{n}")
+        self.files: dict[str, str] = {}  # what the folder holds
+        self.model: dict[str, str] | None = {}  # what the graph should hold (None: unknown)
+        self.server.syncer(self.store).sync_folder(self.folder)  # records the encoder
+
+    def teardown(self) -> None:
+        self.store.close()
+
+    def _write(self, name: str, text: str) -> None:
+        path = self.folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        self.files[name] = text
+
+    # -- the folder --------------------------------------------------------------------------
+
+    @rule(name=st.sampled_from(NAMES), text=texts)
+    def write_file(self, name: str, text: str) -> None:
+        self._write(name, text)
+
+    @precondition(lambda self: len(self.files) >= 1)
+    @rule(data=st.data())
+    def copy_file(self, data: st.DataObject) -> None:
+        source = data.draw(st.sampled_from(sorted(self.files)))
+        target = data.draw(st.sampled_from(NAMES))
+        self._write(target, self.files[source])
+
+    @precondition(lambda self: len(self.files) >= 1)
+    @rule(data=st.data())
+    def delete_file(self, data: st.DataObject) -> None:
+        name = data.draw(st.sampled_from(sorted(self.files)))
+        (self.folder / name).unlink()
+        del self.files[name]
+
+    # -- the graph ---------------------------------------------------------------------------
+
+    @rule()
+    def sync(self) -> None:
+        self.server.syncer(self.store).sync_folder(self.folder)
+        self.model = dict(self.files)
+
+    @precondition(lambda self: self.model is not None and len(self.files) >= 1)
+    @rule(data=st.data())
+    def add_one(self, data: st.DataObject) -> None:
+        name = data.draw(st.sampled_from(sorted(self.files)))
+        syncer = self.server.syncer(self.store)
+        report = SyncReport()
+        syncer.sync_candidates(syncer.candidates([self.folder / name], self.folder, report), report)
+        assert self.model is not None
+        self.model[name] = self.files[name]
+
+    @precondition(lambda self: self.model)
+    @rule(data=st.data())
+    def remove_one(self, data: st.DataObject) -> None:
+        assert self.model is not None
+        name = data.draw(st.sampled_from(sorted(self.model)))
+        assert self.server.syncer(self.store).remove(name)
+        del self.model[name]
+
+    @rule(writes=st.integers(0, 12))
+    def interrupted_sync(self, writes: int) -> None:
+        with Faulty(self.store, writes):
+            try:
+                self.server.syncer(self.store).sync_folder(self.folder)
+                self.model = dict(self.files)  # it finished before the fault
+            except Interrupted:
+                self.model = None  # half done: only a later sync says what it holds
+
+    @rule()
+    def rebuild_vector_index(self) -> None:
+        self.store.rebuild_vector_index()
+
+    @rule(kill=st.booleans())
+    def restart_server(self, kill: bool) -> None:
+        """Stop the server (or kill -9 it) and open again: it replays its append-only file."""
+        self.server.restart(kill, [self.store])
+
+    @invariant()
+    def equals_a_clean_sync(self) -> None:
+        SyncMachine.steps += 1
+        if self.model is None:
+            return
+        clean = self.server.clean_state(self.model, self.root / "clean")
+        dump, lookups = observe(self.store)
+        assert dump == clean[0]
+        assert lookups == clean[1]
+        for pid, hits in lookups.items():  # itself, or only exact copies of it (ties by id)
+            assert pid in [h for h, _ in hits] or hits[-1][1] >= 0.99999, pid
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterator[Server]:
+    made = Server(tmp_path_factory.mktemp("sync machine"), encoder)
+    yield made
+    made.holder.close()
+
+
+def test_any_sequence_equals_a_clean_sync(
+    server: Server, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    SyncMachine.server = server
+    SyncMachine.root = tmp_path_factory.mktemp("folders")
+    SyncMachine.steps = 0
+    run_state_machine_as_test(
+        SyncMachine,
+        settings=settings(
+            max_examples=int(os.environ.get("KGP_TEST_SYNC_EXAMPLES", "30")),
+            stateful_step_count=int(os.environ.get("KGP_TEST_SYNC_STEPS", "12")),
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        ),
+    )
+    print(f"{SyncMachine.steps} steps")  # the issue asks for at least 200 in CI
+    assert SyncMachine.steps >= 200, f"only {SyncMachine.steps} steps ran"

@@ -1,0 +1,184 @@
+"""The vector index stays whole: FalkorDB 4.16 never removes a vector from it (a deleted passage,
+or one written again, or one replayed from the append-only file after a restart leaves an orphan
+that takes a place in every nearby answer; FalkorDB issue #2179). kgp never writes a passage
+after creating it, searches past orphans, and rebuilds the index; old graphs are migrated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from kgp.stores import FalkorStore, GraphStore
+from kgp.stores.model import passage_id
+
+from tests.graphs import DIM, make_document
+
+
+def own_vectors(store: GraphStore, doc_id: str, count: int) -> dict[str, list[float]]:
+    ids = [passage_id(doc_id, j) for j in range(count)]
+    return {pid: row["embedding"] for pid, row in store.passage_vectors(ids).items()}
+
+
+def test_orphans_of_rewritten_passages_never_hide_them(fresh_store: GraphStore) -> None:
+    store = fresh_store
+    store.write_document(make_document("other.txt", 20, seed=1, tables=0))
+    for _ in range(6):  # each rewrite leaves 30 orphans at the very same places
+        store.write_document(make_document("same.txt", 30, seed=2, tables=0))
+    if isinstance(store, FalkorStore):
+        assert store.orphaned_vectors() == 5 * 30
+    vectors = own_vectors(store, "same.txt", 30)
+    for pid, vector in vectors.items():
+        hits = store.vector_search(vector, 5)
+        assert len(hits) == 5 and hits[0].id == pid
+    (everything,) = store.nearest([vectors[passage_id("same.txt", 0)]], want=50)
+    assert len(everything) == 50, "every live passage, past 150 orphans"
+
+
+def test_a_search_answered_only_by_orphans_goes_deeper(fresh_store: GraphStore) -> None:
+    """At the first depth the index returns nothing but orphans (no row at all in FalkorDB)."""
+    store = fresh_store
+    for _ in range(25):
+        store.write_document(make_document("busy.txt", 1, seed=3, tables=0))
+    store.write_document(make_document("far.txt", 1, seed=4, tables=0))
+    vector = own_vectors(store, "busy.txt", 1)[passage_id("busy.txt", 0)]
+    hits = store.vector_search(vector, 2)
+    assert [h.id for h in hits] == [passage_id("busy.txt", 0), passage_id("far.txt", 0)]
+    (alone,) = store.nearest([vector], want=2, exclude_docs=["busy.txt"])
+    assert [pid for pid, _ in alone] == [passage_id("far.txt", 0)], "and stops when exhausted"
+
+
+def test_ties_at_the_cut_are_returned_whole(fresh_store: GraphStore) -> None:
+    """Identical vectors are ordered by id, whatever order the index holds them in."""
+    store = fresh_store
+    for name in ("d.txt", "b.txt", "e.txt", "a.txt", "c.txt"):
+        store.write_document(make_document(name, 1, seed=5, tables=0))  # the same vector
+    vector = own_vectors(store, "a.txt", 1)[passage_id("a.txt", 0)]
+    hits = store.vector_search(vector, 2)
+    assert [h.id for h in hits] == [passage_id("a.txt", 0), passage_id("b.txt", 0)]
+
+
+def test_creating_documents_and_edges_leaves_no_orphan(fresh_store: GraphStore) -> None:
+    """Nothing kgp writes after a passage's creation touches the passage node itself (a write
+    would orphan its vector): a one-deep search of each passage's own vector finds it."""
+    store = fresh_store
+    for i in range(4):
+        store.write_document(make_document(f"n{i}.txt", 6, seed=10 + i, tables=0))
+    ids = [passage_id(f"n{i}.txt", j) for i in range(4) for j in range(6)]
+    targets = [{"id": ids[1], "score": 0.5, "method": "knn"}]
+    store.replace_similar([{"source": pid, "targets": targets} for pid in ids], done=["n0.txt"])
+    store.save_trace(
+        {"id": "t1", "question": "q"},
+        [{"id": ids[0], "rank": 1, "hop": 0, "score": 1.0}],
+        [],
+        [{"source": ids[0], "target": ids[1], "hop": 1}],
+    )
+    rows = store.passage_vectors(ids)
+    answer = store.run(
+        "knn_candidates",
+        {
+            "rows": [
+                {
+                    "i": n,
+                    "vector": rows[pid]["embedding"],
+                    "limit": 1,
+                    "exclude": [],
+                    "exclude_doc": "",
+                }
+                for n, pid in enumerate(ids)
+            ]
+        },
+    )
+    assert sorted(r["hits"][0][0] for r in answer) == sorted(ids)
+    assert store.orphaned_vectors() == 0
+
+
+def test_flags_and_weakest_links(store: GraphStore) -> None:
+    store.write_document(make_document("b.txt", 2, seed=1))
+    store.write_document(make_document("c.txt", 1, seed=2))
+    links = (passage_id("b.txt", 0), passage_id("b.txt", 1), passage_id("c.txt", 0))
+    store.write_document(make_document("a.txt", 2, seed=3, similar_to=links))
+    a0 = passage_id("a.txt", 0)
+    assert store.weakest_links([a0]) == {a0: (3, 0.5, False)}
+    store.write_document(make_document("b.txt", 1, seed=4))  # a0 loses two neighbours
+    assert store.weakest_links([a0, "missing"]) == {a0: (1, 0.5, True)}
+    assert [r["id"] for r in store.passages_needing_knn()] == [a0]
+    assert store.similar_edges([a0]) == {a0: [(passage_id("c.txt", 0), 0.5)]}
+    assert store.weak_passages(0.5) == [a0] and store.weak_passages(0.4) == []
+    assert store.count_weak_edges(1.0, 10) == 1
+    assert store.pending_documents() == ["a.txt", "b.txt", "c.txt"]
+    store.replace_similar([{"source": a0, "targets": []}], done=["a.txt", "b.txt"])
+    assert store.passages_needing_knn() == [] and store.pending_documents() == ["c.txt"]
+
+
+def test_rebuild_clears_orphans_and_keeps_every_index(fresh_store: GraphStore) -> None:
+    store = fresh_store
+    for _ in range(3):
+        store.write_document(make_document("r.txt", 10, seed=6, tables=0, text="river {j}"))
+    store.rebuild_vector_index()
+    assert store.orphaned_vectors() == 0
+    vectors = own_vectors(store, "r.txt", 10)
+    for pid, vector in vectors.items():
+        assert store.vector_search(vector, 1)[0].id == pid
+    assert len(store.fulltext_search("river", 20)) == 10
+    assert store.fetch_nodes([passage_id("r.txt", 3)])
+
+
+def test_clear_leaves_an_index_without_orphans(fresh_store: GraphStore) -> None:
+    store = fresh_store
+    store.write_document(make_document("x.txt", 12, seed=8, tables=0))
+    store.clear()
+    store.ensure_schema(DIM)
+    store.write_document(make_document("y.txt", 3, seed=9, tables=0))
+    assert store.orphaned_vectors() == 0
+    rng = np.random.default_rng(1)
+    assert len(store.vector_search(rng.standard_normal(DIM).tolist(), 3)) == 3
+
+
+def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
+    """A graph written before schema 2: needs_knn properties, no text hashes, edges that linked
+    old passages only to what existed when they were written, and orphans from writes to
+    passages. Migration flags every passage for an exact refill and rebuilds the index."""
+    store = fresh_store
+    store.write_document(make_document("old.txt", 5, seed=11, tables=0))
+    store.run("set_graph_encoder", {"encoder": "all-MiniLM-L6-v2", "schema": 1}, write=True)
+    old_writes = "MATCH (p:Passage) SET p.needs_knn = true REMOVE p.text_hash"
+    store._execute(old_writes, {}, write=True)  # in FalkorDB, they also orphaned every vector
+    assert store.migrate() == ["schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt"]
+    assert len(store.passages_needing_knn()) == 5
+    nodes = store.dump()[0]
+    passages = [n["props"] for n in nodes if n["label"] == "Passage"]
+    assert all("needs_knn" not in p and len(p["text_hash"]) == 32 for p in passages)
+    assert store.run("graph_schema")[0]["schema"] == 2
+    assert store.orphaned_vectors() == 0
+    for pid, vector in own_vectors(store, "old.txt", 5).items():
+        assert store.vector_search(vector, 1)[0].id == pid
+    assert store.migrate() == []
+
+
+def test_a_restart_that_replays_writes_keeps_searches_whole(data_dir: Path) -> None:
+    """Replaying the append-only file indexes each replayed passage twice (an orphan each):
+    searches still find every passage, and a store that started the server rebuilds the index
+    once the orphans pass a fifth of it."""
+    store = FalkorStore(data_dir=data_dir).open()
+    store.ensure_schema(DIM)
+    for i in range(60):  # 1,200 passages, never compacted into a snapshot
+        store.write_document(make_document(f"w{i}.txt", 20, seed=i, tables=0))
+    vectors = own_vectors(store, "w7.txt", 20)
+    store.close()
+    again = FalkorStore(data_dir=data_dir)
+    again.server.start()  # the server alone: no healing yet
+    again._connect()
+    try:
+        assert again.orphaned_vectors() == 1200
+        for pid, vector in vectors.items():
+            assert again.vector_search(vector, 5)[0].id == pid
+    finally:
+        again.close()
+    healed = FalkorStore(data_dir=data_dir).open()
+    try:
+        assert healed.orphaned_vectors() == 0
+        assert healed.vector_search(vectors[passage_id("w7.txt", 3)], 1)[0].id == passage_id(
+            "w7.txt", 3
+        )
+    finally:
+        healed.close()
