@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kgp.errors import ConfigurationError, LlmError
-from kgp.settings import Settings
+from kgp.settings import Settings, redact_url
 from tenacity import (
     RetryError,
     Retrying,
@@ -41,7 +41,7 @@ class ChatClient:
             )
         import openai
 
-        self.base_url = settings.llm_base_url
+        self.base_url = redact_url(settings.llm_base_url)  # for messages: never a password
         self.model = settings.llm_model
         self.retries = settings.llm_retries
         self.max_wait = max_wait

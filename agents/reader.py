@@ -32,6 +32,7 @@ class Answer:
     passages: list[RetrievedPassage] = field(default_factory=list)
     error: str | None = None  # why there is no answer (no reader configured, endpoint failed)
     timings: dict[str, float] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)  # from retrieval (a cut question, ...)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

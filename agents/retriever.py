@@ -19,21 +19,21 @@ from kgp.agents.seeders import Seeder, reciprocal_rank_fusion
 from kgp.agents.structural import detect, resolve
 from kgp.agents.traversal import Score, Traversal, Visit, traverse
 from kgp.errors import ConfigurationError, LlmError
+from kgp.names import METHODS, ORDERS, SCORERS
 from kgp.settings import Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import EdgeKind
 
-SCORERS = ("tfidf", "embedding", "hybrid", "embedding-text", "mdr", "t5", "llm")
-# the final order of the K passages: as visited, by similarity to the question alone, or both
-# fused by reciprocal rank
-ORDERS = ("visit", "question", "fused", "paths")
-METHODS = ("kgp", "gnn", "rgnn")  # Algorithm 1, GNN-Ret, RGNN-Ret
 MAX_QUESTION_CHARS = 4000
 CACHE_ROWS = 200_000  # passages a retriever keeps in memory between questions
 
 
 @dataclass(frozen=True, slots=True)
 class RetrievedPassage:
+    """One piece of evidence. ``score`` is what the final order is by (the cosine with the
+    question by default; 1.0 for the pages and tables a structural question names, which come
+    first); ``step_score`` is the score the traversal took it with (Eq. 1, or the seed's)."""
+
     id: str
     text: str
     score: float
@@ -41,7 +41,9 @@ class RetrievedPassage:
     page: int
     path: list[str]
     hop: int
-    kind: str = "passage"  # or "table" (its text is the table's Markdown)
+    kind: str = "passage"  # "table": a whole table's Markdown; "table-rows": a passage of its rows
+    step_score: float = 0.0
+    table: str | None = None  # the table a "table-rows" passage belongs to
 
 
 @dataclass
@@ -53,6 +55,7 @@ class Retrieval:
     steps: dict[str, Any] | None = None  # RGNN-Ret: sub-questions, answers, why it stopped
     timings: dict[str, float] = field(default_factory=dict)
     store_calls: int = 0
+    notices: list[str] = field(default_factory=list)  # what the user should know (a cut question)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,21 +73,29 @@ class Retrieval:
         }
         rows: dict[str, list[dict[str, Any]]] = {"passage": [], "table": []}
         for rank, p in enumerate(self.passages, start=1):
-            rows[p.kind].append({"id": p.id, "rank": rank, "hop": p.hop, "score": p.score})
+            node = "table" if p.kind == "table" else "passage"  # table rows are Passage nodes
+            rows[node].append({"id": p.id, "rank": rank, "hop": p.hop, "score": p.score})
         steps = {
             (a, b): {"source": a, "target": b, "hop": hop}
             for p in self.passages
-            if p.kind == "passage" and p.hop > 0
+            if p.kind != "table" and p.hop > 0
             for hop, (a, b) in enumerate(itertools.pairwise(p.path), start=1)
         }
         return store.save_trace(trace, rows["passage"], rows["table"], list(steps.values()))
 
 
-def clean_question(question: str) -> str:
+def clean_question(question: str) -> tuple[str, list[str]]:
+    """The question with its whitespace collapsed, and notices about it (one cut to the length
+    limit says so)."""
     text = " ".join(str(question).split())
     if not text:
         raise ConfigurationError("the question is empty; ask something")
-    return text[:MAX_QUESTION_CHARS]
+    if len(text) <= MAX_QUESTION_CHARS:
+        return text, []
+    return text[:MAX_QUESTION_CHARS], [
+        f"the question has {len(text):,} characters; only its first {MAX_QUESTION_CHARS:,} "
+        "were used"
+    ]
 
 
 class Retriever:
@@ -210,18 +221,19 @@ class Retriever:
             self._encoded = {texts[0]: self._embed(texts)}
         return self._encoded[texts[0]]
 
-    def _ordered(self, question: str, walk: Traversal) -> list[str]:
+    def _ordered(self, question: str, walk: Traversal) -> list[tuple[str, float]]:
+        """The retrieved passages in their final order, each with the score that order is by:
+        the cosine with the question (``question``, ``paths``), the reciprocal-rank fusion of
+        visiting order and similarity (``fused``), or the traversal's own (``visit``)."""
         ids = walk.ids()
         if self.order == "visit" or len(ids) < 2:
-            return ids
+            return [(pid, walk.visits[pid].score) for pid in ids]
         vectors = self._vectors(ids)
         query = self._embed_question([question])[0]
-        similar = sorted(
-            ids,
-            key=lambda i: -float(np.dot(query, vectors[i])) if i in vectors else float("inf"),
-        )
+        cosine = {pid: float(np.dot(query, vectors[pid])) for pid in ids if pid in vectors}
+        similar = sorted(ids, key=lambda i: -cosine[i] if i in cosine else float("inf"))
         if self.order == "question":
-            return similar
+            return [(pid, cosine.get(pid, 0.0)) for pid in similar]
         if self.order == "paths":  # each seed, by similarity, then its best-scored child
             children: dict[str, list[Visit]] = {}
             for visit in walk.visits.values():
@@ -234,8 +246,8 @@ class Retriever:
                     best = max(children.get(pid, []), key=lambda v: v.score, default=None)
                     if best is not None:
                         out[best.id] = None
-            return list(dict.fromkeys([*out, *similar]))
-        return [pid for pid, _ in reciprocal_rank_fusion([ids, similar], len(ids))]
+            return [(pid, cosine.get(pid, 0.0)) for pid in dict.fromkeys([*out, *similar])]
+        return reciprocal_rank_fusion([ids, similar], len(ids))
 
     def _load(self, ids: Sequence[str]) -> None:
         missing = [i for i in ids if i not in self._rows]
@@ -265,11 +277,13 @@ class Retriever:
         return found
 
     def retrieve(self, question: str, k: int = 30) -> Retrieval:
-        question = clean_question(question)
         if k < 1:
-            raise ConfigurationError(f"k must be at least 1, not {k}")
+            raise ConfigurationError(f"k must be at least 1, not {k}; ask for one passage or more")
+        question, notices = clean_question(question)
         with self.store.counting() as calls:
-            return self._retrieve(question, k, calls)
+            result = self._retrieve(question, k, calls)
+        result.notices = notices + result.notices
+        return result
 
     def _retrieve(self, question: str, k: int, calls: Callable[[], int]) -> Retrieval:
         started = time.perf_counter()
@@ -294,7 +308,8 @@ class Retriever:
             )
         walked = time.perf_counter()
         self._load(walk.ids())
-        ids = [i for i in self._ordered(question, walk) if i in self._rows]
+        order = [(i, score) for i, score in self._ordered(question, walk) if i in self._rows]
+        ids = [i for i, _ in order]
         reference = detect(question, self._structure_model)
         structure = resolve(
             self.store,
@@ -305,6 +320,7 @@ class Retriever:
         resolved = time.perf_counter()
         items = structure.items[: max(1, k - min(5, k // 3))] if structure.items else []
         taken = {item.id for item in items}
+        ranking = dict(order)
         ids = [i for i in ids if i not in taken][: k - len(items)]
         docs = self.store.fetch_nodes(
             {item.doc_id for item in items} | {str(self._rows[i]["doc_id"]) for i in ids}
@@ -323,6 +339,7 @@ class Retriever:
                 id=item.id,
                 text=item.text,
                 score=1.0,
+                step_score=1.0,
                 document=document(item.doc_id),
                 page=item.page,
                 path=[item.via, item.id] if item.via != item.id else [item.id],
@@ -338,11 +355,14 @@ class Retriever:
                 RetrievedPassage(
                     id=pid,
                     text=str(row["text"]),
-                    score=round(visit.score, 6),
+                    score=round(ranking[pid], 6),
+                    step_score=round(visit.score, 6),
                     document=document(str(row["doc_id"])),
                     page=int(row.get("page") or 1),
                     path=list(visit.path),
                     hop=visit.hop,
+                    kind="table-rows" if row.get("table_id") else "passage",
+                    table=str(row["table_id"]) if row.get("table_id") else None,
                 )
             )
         done = time.perf_counter()
@@ -360,4 +380,5 @@ class Retriever:
             },
             store_calls=calls(),
             steps=steps,
+            notices=list(structure.notices),
         )

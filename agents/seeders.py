@@ -9,6 +9,7 @@ import numpy as np
 from kgp.agents.scorers import tfidf_cosines
 from kgp.errors import ConfigurationError
 from kgp.ingest.keywords import terms
+from kgp.names import SEEDERS
 from kgp.stores.base import GraphStore
 
 Seeds = list[tuple[str, float]]
@@ -32,7 +33,7 @@ class Seeder:
     fused by reciprocal rank) or ``gnn`` (GNN-Ret). ``texts`` gives passages' texts (the tfidf
     seeder needs them)."""
 
-    KINDS = ("hybrid", "vector", "fulltext", "tfidf", "gnn")
+    KINDS = SEEDERS
 
     def __init__(
         self,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgp.stores.base import GraphStore
+from kgp.stores.model import DocumentSummary
 
 ORDINALS = {
     "first": 1,
@@ -135,23 +136,32 @@ class Resolution:
     reference: Reference
     documents: list[str] = field(default_factory=list)
     items: list[StructuralItem] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # pages or tables a named document lacks
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "pages": list(self.reference.pages),
             "tables": list(self.reference.tables),
             "documents": self.documents,
+            "notice": "; ".join(self.notices) or None,
         }
 
 
-def _mentions(question: str, node: dict[str, Any]) -> bool:
-    lowered = question.lower()
-    title = str(node.get("title", "")).strip().lower()
-    path = str(node.get("path", "")).lower()
-    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+def mentions(question: str, document: DocumentSummary) -> bool:
+    """Whether the question names the document: its file name ("health.pdf"), its title when
+    it is more than one plain word ("Annual rainfall report 2024"), or a file-name-like stem
+    ("us-001", "report_2024", also with spaces for "-" and "_"). A plain word alone
+    ("stations") is a word of the question, not a name."""
+    lowered = " ".join(question.lower().split())
+    name = document.path.rsplit("/", 1)[-1].lower()
+    stem = name.rsplit(".", 1)[0]
+    title = " ".join(document.title.lower().split())
+    spaced = stem.replace("-", " ").replace("_", " ")
+    distinctive = len(stem) > 3 and not stem.isalpha()
     return bool(
-        (title and len(title) > 3 and title in lowered)
-        or (stem and len(stem) > 3 and (stem in lowered or stem.replace("-", " ") in lowered))
+        (name and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lowered))
+        or (len(title) > 3 and not title.isalpha() and title in lowered)
+        or (distinctive and (stem in lowered or spaced in lowered))
     )
 
 
@@ -164,58 +174,91 @@ def resolve(
     max_documents: int = 1,
 ) -> Resolution:
     """The Page and Table nodes a reference points at, in the documents the question is about:
-    documents it names (by title or file name) or else the best-ranked documents of content
-    retrieval (``ranked_documents``) that have such pages or tables."""
+    the documents it names (by file name or title), or else the best-ranked documents of
+    content retrieval (``ranked_documents``) that have such pages or tables. A named document
+    that lacks a page or table the question asks for gets a notice; another document's page
+    is never given in its place."""
     result = Resolution(reference)
     if not reference:
         return result
+    documents = {d.id: d for d in store.list_documents()}
     pages = store.page_contents(reference.pages) if reference.pages else []
     tables: dict[str, list[dict[str, Any]]] = {}
     if reference.tables:
         for row in store.tables():
             tables.setdefault(str(row["doc_id"]), []).append(row)
-    holders = {str(p["doc_id"]) for p in pages} | {
-        doc for doc, rows in tables.items() if any(n <= len(rows) for n in reference.tables)
-    }
-    if not holders:
-        return result
-    nodes = store.fetch_nodes(holders)
-    named = [d for d in sorted(holders) if _mentions(question, nodes.get(d, {}))]
-    rank = {doc: i for i, doc in reversed(list(enumerate(ranked_documents)))}
-    chosen = named or sorted(holders, key=lambda d: (rank.get(d, len(rank)), d))[:max_documents]
+    named = [doc for doc, summary in documents.items() if mentions(question, summary)]
+    if named:
+        chosen = named
+    else:
+        holders = {str(p["doc_id"]) for p in pages} | {
+            doc for doc, rows in tables.items() if any(n <= len(rows) for n in reference.tables)
+        }
+        rank = {doc: i for i, doc in reversed(list(enumerate(ranked_documents)))}
+        chosen = sorted(holders, key=lambda d: (rank.get(d, len(rank)), d))[:max_documents]
+        if not chosen:
+            wanted = [f"page {_and(list(reference.pages))}"] if reference.pages else []
+            wanted += [f"table {_and(list(reference.tables))}"] if reference.tables else []
+            result.notices.append(f"no document has {' or '.join(wanted)}")
     result.documents = chosen
     for doc in chosen:
-        for page in (p for p in pages if p["doc_id"] == doc):
-            via = f"{doc}#page={page['number']}"
-            for x in page["passages"]:
-                result.items.append(
-                    StructuralItem(
-                        str(x["id"]), doc, page["number"], str(x["text"]), "passage", via
-                    )
-                )
-            for x in page["tables"]:
-                result.items.append(
-                    StructuralItem(
-                        str(x["id"]), doc, page["number"], str(x["markdown"]), "table", via
-                    )
-                )
-        for n in reference.tables:
-            rows = tables.get(doc, [])
-            if n <= len(rows):
-                row = rows[n - 1]
-                result.items.append(
-                    StructuralItem(
-                        str(row["id"]),
-                        doc,
-                        int(row["page"]),
-                        str(row["markdown"]),
-                        "table",
-                        str(row["id"]),
-                    )
-                )
+        _gather(result, doc, pages, tables.get(doc, []), documents[doc])
     # a table on a named page and named as "Table n" appears once
     unique: dict[str, StructuralItem] = {}
     for item in result.items:
         unique.setdefault(item.id, item)
     result.items = list(unique.values())
     return result
+
+
+def _gather(
+    result: Resolution,
+    doc: str,
+    pages: list[dict[str, Any]],
+    tables: list[dict[str, Any]],
+    summary: DocumentSummary,
+) -> None:
+    """One document's pages and tables the reference names; a notice for each it lacks."""
+    found = {int(page["number"]) for page in pages if page["doc_id"] == doc}
+    for page in (p for p in pages if p["doc_id"] == doc):
+        via = f"{doc}#page={page['number']}"
+        for x in page["passages"]:
+            result.items.append(
+                StructuralItem(str(x["id"]), doc, page["number"], str(x["text"]), "passage", via)
+            )
+        for x in page["tables"]:
+            result.items.append(
+                StructuralItem(str(x["id"]), doc, page["number"], str(x["markdown"]), "table", via)
+            )
+    missing_pages = [n for n in result.reference.pages if n not in found]
+    if missing_pages:
+        count = summary.pages
+        result.notices.append(
+            f"{summary.path} has no page {_and(missing_pages)} "
+            f"(it has {count} page{'s' if count != 1 else ''})"
+        )
+    for n in result.reference.tables:
+        if n <= len(tables):
+            row = tables[n - 1]
+            result.items.append(
+                StructuralItem(
+                    str(row["id"]),
+                    doc,
+                    int(row["page"]),
+                    str(row["markdown"]),
+                    "table",
+                    str(row["id"]),
+                )
+            )
+    missing_tables = [n for n in result.reference.tables if n > len(tables)]
+    if missing_tables:
+        count = len(tables)
+        result.notices.append(
+            f"{summary.path} has no table {_and(missing_tables)} "
+            f"(it has {count} table{'s' if count != 1 else ''})"
+        )
+
+
+def _and(numbers: list[int]) -> str:
+    words = [str(n) for n in numbers]
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]

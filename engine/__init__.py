@@ -7,7 +7,8 @@
 
 from __future__ import annotations
 
-from kgp.client import KnowledgeGraph, open
+from typing import TYPE_CHECKING, Any
+
 from kgp.errors import (
     ConfigurationError,
     DocumentError,
@@ -17,6 +18,28 @@ from kgp.errors import (
     StoreUnavailableError,
 )
 from kgp.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from kgp.client import KnowledgeGraph
+
+
+def open(**overrides: Any) -> KnowledgeGraph:
+    """Open the knowledge graph the settings describe (overrides are settings fields, plus
+    ``tracer=`` and ``loaded_encoder=``); use it as a context manager. See
+    :func:`kgp.client.open`."""
+    from kgp.client import open as open_graph
+
+    return open_graph(**overrides)
+
+
+def __getattr__(name: str) -> Any:
+    # the client pulls in more than ``import kgp`` needs: loaded when it is first used
+    if name == "KnowledgeGraph":
+        from kgp.client import KnowledgeGraph
+
+        return KnowledgeGraph
+    raise AttributeError(f"module 'kgp' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 

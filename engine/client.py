@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from kgp.agents.llm import ChatClient
-from kgp.agents.reader import Answer, Reader
-from kgp.agents.retriever import Retrieval, Retriever
-from kgp.errors import DocumentError, LlmError
-from kgp.ingest.embedding import Encoder
-from kgp.ingest.readers import supported_suffixes
-from kgp.ingest.sync import Progress, Syncer, SyncReport, corpus_settings
+from kgp.errors import DocumentError, LlmError, RemovalRefusedError
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore, store_from_settings
 from kgp.stores.model import GraphCounts
 from kgp.stores.tracer import Tracer
+
+if TYPE_CHECKING:  # the modules below load when a method needs them (a light import kgp)
+    from kgp.agents.reader import Answer
+    from kgp.agents.retriever import Retrieval, Retriever
+    from kgp.ingest.embedding import Encoder
+    from kgp.ingest.sync import Progress, Syncer, SyncReport
 
 
 class KnowledgeGraph:
@@ -36,6 +37,8 @@ class KnowledgeGraph:
     def encoder(self) -> Encoder:
         """The sentence encoder, loaded on first use."""
         if self._encoder is None:
+            from kgp.ingest.embedding import Encoder
+
             self._encoder = Encoder(
                 model=self.settings.encoder,
                 device=self.settings.device,
@@ -44,32 +47,86 @@ class KnowledgeGraph:
         return self._encoder
 
     def syncer(self, on_progress: Callable[[Progress], None] | None = None) -> Syncer:
+        from kgp.ingest.sync import Syncer
+
         return Syncer(
             store=self.store, settings=self.settings, encoder=self.encoder, on_progress=on_progress
         )
 
     def sync(
-        self, folder: str | Path, *, on_progress: Callable[[Progress], None] | None = None
+        self,
+        folder: str | Path,
+        *,
+        on_progress: Callable[[Progress], None] | None = None,
+        allow_removal: bool = False,
     ) -> SyncReport:
         """Make the graph equal to the folder: add new files, replace changed ones, remove
-        deleted ones. Files that cannot be read are listed in the report's ``skipped``."""
+        deleted ones. Files that cannot be read are listed in the report's ``skipped``. A sync
+        that would remove every document, or more than ``max_removal_share`` of 10 or more,
+        raises :class:`~kgp.errors.RemovalRefusedError` and changes nothing, unless
+        ``allow_removal``."""
         try:
-            return self.syncer(on_progress).sync_folder(Path(folder))
+            return self.syncer(on_progress).sync_folder(Path(folder), allow_removal=allow_removal)
         finally:
             self._changed()
 
-    def sync_corpus(self, path: str | Path, *, prefix: str | None = None) -> SyncReport:
-        """Load a ``[{title, text}]`` JSON corpus, one passage per entry."""
+    def watch(
+        self,
+        folder: str | Path,
+        on_report: Callable[[SyncReport | RemovalRefusedError], None],
+        *,
+        changes: Iterable[object] | None = None,
+        allow_removal: bool = False,
+        stop: threading.Event | None = None,
+    ) -> None:
+        """Keep the graph equal to ``folder``: sync after each burst of file changes
+        (debounced), and every few seconds in case an event was missed (a sync of an unchanged
+        folder only hashes files). ``on_report`` receives each sync that moved something, and
+        each sync refused for removing too much (the folder may come back: watching goes on).
+        Returns when ``stop`` is set or ``changes`` (default: the folder's file events) ends."""
+        if changes is None:
+            from watchfiles import watch as file_events
+
+            changes = file_events(
+                folder,
+                debounce=1500,
+                step=200,
+                rust_timeout=5000,
+                yield_on_timeout=True,
+                raise_interrupt=False,
+                stop_event=stop,
+            )
+        for batch in changes:
+            try:
+                report = self.sync(folder, allow_removal=allow_removal)
+            except RemovalRefusedError as refused:
+                on_report(refused)
+                continue
+            if batch or report.added or report.changed or report.removed:
+                on_report(report)
+            if stop is not None and stop.is_set():
+                return
+
+    def sync_corpus(
+        self, path: str | Path, *, prefix: str | None = None, allow_removal: bool = False
+    ) -> SyncReport:
+        """Load a ``[{title, text}]`` JSON corpus, one passage per entry (the same removal
+        guard as :meth:`sync`)."""
+        from kgp.ingest.sync import Syncer, corpus_settings
+
         settings = corpus_settings(self.settings)
         syncer = Syncer(store=self.store, settings=settings, encoder=self.encoder)
         try:
-            return syncer.sync_corpus(Path(path), prefix=prefix)
+            return syncer.sync_corpus(Path(path), prefix=prefix, allow_removal=allow_removal)
         finally:
             self._changed()
 
     def add(self, path: str | Path, *, root: str | Path | None = None) -> SyncReport:
         """Add or replace one file; its id is its path relative to ``root`` (default: its
         folder, so the id is the file name)."""
+        from kgp.ingest.readers import supported_suffixes
+        from kgp.ingest.sync import SyncReport
+
         file = Path(path)
         base = Path(root) if root is not None else file.parent
         if not file.is_file():
@@ -123,6 +180,8 @@ class KnowledgeGraph:
         settings; method ``kgp``, ``gnn`` for GNN-Ret or ``rgnn`` for RGNN-Ret). The client keeps
         one per configuration: models load once and passages stay cached between questions until
         the graph changes."""
+        from kgp.agents.retriever import Retriever
+
         how = method or self.settings.method
         key = (scorer or self.settings.scorer, seeder or self.settings.seeder, order, how)
         if key not in self._retrievers:
@@ -157,7 +216,7 @@ class KnowledgeGraph:
         settings' budget), or GNN-Ret / RGNN-Ret with ``method="gnn"`` / ``"rgnn"``. Each passage
         has its text, score, document, page and the path that reached it."""
         return self.retriever(scorer=scorer, seeder=seeder, method=method).retrieve(
-            question, k or self.settings.budget
+            question, self.settings.budget if k is None else k
         )
 
     def ask(
@@ -172,6 +231,9 @@ class KnowledgeGraph:
         """Retrieve evidence, then answer with the configured chat model, citing the passages
         used. Without a configured model, or when it fails, the answer is ``None``, ``error``
         says why and the evidence is still there."""
+        from kgp.agents.llm import ChatClient
+        from kgp.agents.reader import Answer, Reader
+
         retrieval = self.retrieve(question, k, scorer=scorer, seeder=seeder, method=method)
         settings = self.settings
         if not settings.llm_base_url or not settings.llm_model:
@@ -181,6 +243,7 @@ class KnowledgeGraph:
                 passages=retrieval.passages,
                 error="no reader is configured (set KGP_LLM_BASE_URL and KGP_LLM_MODEL)",
                 timings=retrieval.timings,
+                notices=retrieval.notices,
             )
         started = time.perf_counter()
         try:
@@ -197,11 +260,13 @@ class KnowledgeGraph:
                 passages=retrieval.passages,
                 error=str(exc),
                 timings=retrieval.timings,
+                notices=retrieval.notices,
             )
         answer.timings = {
             **retrieval.timings,
             "read_ms": round(1000 * (time.perf_counter() - started), 2),
         }
+        answer.notices = retrieval.notices
         return answer
 
     def stats(self) -> GraphCounts:

@@ -10,7 +10,8 @@ failed, where, and what to do::
     ├── StoreError              the store rejected or failed a query
     ├── DocumentError           a document cannot be read or ingested
     ├── ModelMissingError       a model path or package is missing
-    └── LlmError                the language-model endpoint failed or cannot be reached
+    ├── LlmError                the language-model endpoint failed or cannot be reached
+    └── RemovalRefusedError     a sync would remove every document, or too many of them
 """
 
 from __future__ import annotations
@@ -42,6 +43,16 @@ class ModelMissingError(KgpError):
 
 class LlmError(KgpError):
     """The OpenAI-compatible endpoint failed, timed out or cannot be reached."""
+
+
+class RemovalRefusedError(KgpError):
+    """A sync would remove every document of the graph, or more than the allowed share of them
+    (an empty folder, a typo, an unmounted share): nothing was written."""
+
+    def __init__(self, message: str, *, would_remove: list[str], stored: int) -> None:
+        super().__init__(message)
+        self.would_remove = would_remove
+        self.stored = stored
 
 
 class KgpWarning(UserWarning):

@@ -36,6 +36,7 @@ from kgp.agents.retriever import RetrievedPassage
 from kgp.baselines import ANSWER_BOUNDS, RETRIEVERS, Run, known, make_runner
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError, DocumentError, KgpError
+from kgp.files import PRIVATE_FILE, private_dir, write_private
 from kgp.qa import Paragraph, QaItem, SharedCorpus, Support, load_corpus, load_qa, shared_corpus
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore
@@ -152,7 +153,7 @@ class Evaluation:
     def write(self, path: Path) -> None:
         """Write atomically: an interrupted run leaves the previous complete file or this one."""
         temp = path.with_name(path.name + ".tmp")
-        temp.write_text(json.dumps(self.as_dict(), indent=1, ensure_ascii=False))
+        write_private(temp, json.dumps(self.as_dict(), indent=1, ensure_ascii=False))
         os.replace(temp, path)
 
     def plot(self, path: Path) -> None:
@@ -178,6 +179,7 @@ class Evaluation:
         temp = path.with_name(path.name + ".tmp.png")
         figure.savefig(temp)
         pyplot.close(figure)
+        temp.chmod(PRIVATE_FILE)  # beside the results, owner-only like them
         os.replace(temp, path)
 
 
@@ -236,7 +238,7 @@ def build_corpus_graph(
     marker = folder / f"built-{graph}"
     if not marker.is_file():
         kg.sync_corpus(corpus.write(folder / f"corpus-{graph}.json"), prefix=prefix)
-        marker.write_text(json.dumps({"passages": len(corpus.entries)}))
+        write_private(marker, json.dumps({"passages": len(corpus.entries)}))
     return kg
 
 
@@ -245,7 +247,7 @@ def shared_target(
 ) -> Target:
     corpus = shared_corpus(items, prefix=name, extra=extra)
     folder = root / "eval" / f"{name}-{corpus_key(corpus, name + key)}"
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     kg = build_corpus_graph(factory, folder, corpus, name)
     return Target(kg, [Case(item, [[corpus.ids[p]] for p in item.gold]) for item in items])
 
@@ -264,7 +266,7 @@ def report_missing(target: Target, result: Evaluation) -> None:
 def per_question_folder(root: Path, items: list[QaItem], name: str, key: str) -> Path:
     digest = corpus_key(shared_corpus(items, name), name + key)
     folder = root / "eval" / f"{name}-{digest}-per-question"
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     return folder
 
 
@@ -301,24 +303,32 @@ class GoldResolver:
             raise DocumentError(f"document {name!r} is ambiguous ({paths}); give more of its path")
         return matches[0].id if matches else None
 
-    def resolve(self, support: Support) -> tuple[list[str], bool]:
-        """The unit's passage (or table) ids, and whether it is a structure to find whole."""
+    def resolve(self, support: Support) -> tuple[list[str], list[str] | None]:
+        """The ids that count as finding the reference (any one of them), and for a page or a
+        table the ids that must all be found for it to be retrieved whole (else None). A
+        table's passages of rows count as finding it; whole, it is the Table node."""
         if support.text is not None:
-            return self._text(support.text), False
+            return self._text(support.text), None
         doc = self.document(support.document or "")
+        structural = support.page is not None or support.table is not None
         if doc is None:
-            return [], support.page is not None or support.table is not None
+            return [], [] if structural else None
+        rows = self.store.document_passages([doc])
         if support.page is not None:
-            ids = []
+            whole = []
             for page in self.store.page_contents([support.page]):
                 if page["doc_id"] == doc:
-                    ids += [str(x["id"]) for x in (*page["passages"], *page["tables"])]
-            return ids, True
+                    whole += [str(x["id"]) for x in (*page["passages"], *page["tables"])]
+            parts = [str(r["id"]) for r in rows if r.get("table_id") in whole]
+            return [*whole, *parts], whole
         if support.table is not None:
             tables = [t for t in self.tables() if t["doc_id"] == doc]
-            ok = support.table <= len(tables)
-            return ([str(tables[support.table - 1]["id"])] if ok else []), True
-        return [str(r["id"]) for r in self.store.document_passages([doc])], False
+            if support.table > len(tables):
+                return [], []
+            table = str(tables[support.table - 1]["id"])
+            parts = [str(r["id"]) for r in rows if r.get("table_id") == table]
+            return [table, *parts], [table]
+        return [str(r["id"]) for r in rows], None
 
     def tables(self) -> list[dict[str, Any]]:
         if self._tables is None:
@@ -345,8 +355,8 @@ def graph_target(kg: KnowledgeGraph, items: list[QaItem], result: Evaluation) ->
         for support in item.supports:
             ids, whole = resolver.resolve(support)
             gold.append(ids)
-            if whole:
-                structures.append(ids)
+            if whole is not None:
+                structures.append(whole)
             if not ids:
                 missing.append(support.describe())
         if missing:

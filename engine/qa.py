@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kgp.errors import DocumentError
+from kgp.files import write_private
 from kgp.stores.model import passage_id
 
 Paragraph = tuple[str, str]  # (title, text)
@@ -256,8 +257,7 @@ class SharedCorpus:
 
     def write(self, path: Path) -> Path:
         rows = [{"title": t, "text": x} for t, x in self.entries]
-        path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-        return path
+        return write_private(path, json.dumps(rows, ensure_ascii=False))
 
 
 def shared_corpus(

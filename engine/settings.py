@@ -9,13 +9,15 @@ environment itself.
 from __future__ import annotations
 
 import os
+import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import platformdirs
 from kgp.errors import ConfigurationError
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from kgp.names import METHODS, SCORERS, SEEDERS, listing
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -87,21 +89,34 @@ class Settings(BaseSettings):
     passage_mode: PassageMode = PassageMode.SENTENCE
     window_chars: int = Field(default=250, ge=50, le=10_000)
     window_overlap: int = Field(default=50, ge=0, le=5_000)
+    # a longer passage (a line without sentence ends) is cut into windows of window_chars
+    max_passage_chars: int = Field(default=8_000, ge=100)
     keywords_per_passage: int = Field(default=5, ge=0, le=100)
     keyword_max_df: int = Field(default=50, ge=1)
     knn_k: int = Field(default=5, ge=0, le=100)
     embed_batch: int = Field(default=64, ge=1, le=4096)
     max_file_mb: float = Field(default=20.0, gt=0)
+    # a sync that would remove every document, or more than this share of 10 or more, is
+    # refused unless allowed (kgp sync --allow-removal)
+    max_removal_share: float = Field(default=0.5, ge=0.0, le=1.0)
     tables: bool = True
 
     budget: int = Field(default=30, ge=1, le=10_000)
     seeds: int = Field(default=10, ge=1, le=1_000)
     branching: int = Field(default=3, ge=1, le=100)
     # chosen on train/ by tests/bench/retrieval_bench.py (README, Retrieval)
-    seeder: Literal["vector", "hybrid", "fulltext", "tfidf", "gnn"] = "hybrid"
-    scorer: Literal["tfidf", "embedding", "hybrid", "embedding-text", "mdr", "t5", "llm"] = "tfidf"
+    seeder: str = "hybrid"  # one of kgp.names.SEEDERS
+    scorer: str = "tfidf"  # one of kgp.names.SCORERS
     # kgp: Algorithm 1; gnn / rgnn: GNN-Ret / RGNN-Ret over the same graph
-    method: Literal["kgp", "gnn", "rgnn"] = "kgp"
+    method: str = "kgp"  # one of kgp.names.METHODS
+
+    @field_validator("seeder", "scorer", "method", mode="after")
+    @classmethod
+    def _known_name(cls, value: str, info: ValidationInfo) -> str:
+        known = {"seeder": SEEDERS, "scorer": SCORERS, "method": METHODS}[str(info.field_name)]
+        if value not in known:
+            raise ValueError(f"choose one of {listing(known)}")
+        return value
 
     @field_validator("data_dir", mode="after")
     @classmethod
@@ -122,11 +137,31 @@ class Settings(BaseSettings):
         return (init_settings, env_settings, dotenv_settings, toml)
 
     def redacted(self) -> dict[str, Any]:
-        """The settings as plain data, with secrets replaced by ``***`` when they are set."""
+        """The settings as plain data, with secrets replaced by ``***`` when they are set (a
+        password inside a URL too)."""
         data = self.model_dump(mode="json")
         for key in ("neo4j_password", "llm_api_key"):
             data[key] = "***" if getattr(self, key).get_secret_value() else ""
+        for key in ("llm_base_url", "neo4j_uri"):
+            data[key] = redact_url(data[key]) if data[key] else data[key]
         return data
+
+
+_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/@?#]*)@")
+_SECRET_QUERY = re.compile(
+    r"([?&](?:api[_-]?key|key|token|access[_-]?token|secret|password|sig)=)[^&#]*", re.IGNORECASE
+)
+
+
+def redact_url(url: str) -> str:
+    """A URL fit for messages: the password of ``user:password@`` (or a bare ``token@``) and
+    secret-looking query values (``api_key=``, ``token=`` ...) replaced by ``***``."""
+
+    def userinfo(match: re.Match[str]) -> str:
+        user, colon, _ = match.group(2).partition(":")  # a bare "token@" is a secret too
+        return f"{match.group(1)}{user}:***@" if colon else f"{match.group(1)}***@"
+
+    return _SECRET_QUERY.sub(r"\1***", _USERINFO.sub(userinfo, url))
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import numpy as np
 from kgp.ingest.keywords import KeywordExtractor
 from kgp.ingest.readers import ReadDocument
+from kgp.ingest.tables import table_passages
 from kgp.ingest.text import normalise, sentences, windows
 from kgp.settings import PassageMode, Settings
 from kgp.stores.model import DocumentGraph, DocumentRecord, PassageRecord
@@ -43,30 +44,50 @@ def sha256(data: bytes) -> str:
 
 
 def split(text: str, settings: Settings) -> list[str]:
+    """Passages of a section by the passage mode; a piece longer than ``max_passage_chars`` (a
+    line without sentence ends, say) is cut into windows, so no passage is unbounded."""
     if settings.passage_mode is PassageMode.WINDOW:
         return windows(text, settings.window_chars, settings.window_overlap)
     if settings.passage_mode is PassageMode.WHOLE:
         flat = normalise(text)
-        return [flat] if flat else []
-    return sentences(text)
+        pieces = [flat] if flat else []
+    else:
+        pieces = sentences(text)
+    return [
+        cut
+        for piece in pieces
+        for cut in (
+            windows(piece, settings.window_chars, settings.window_overlap)
+            if len(piece) > settings.max_passage_chars
+            else [piece]
+        )
+    ]
 
 
 def draft(source: Source, read: ReadDocument, settings: Settings) -> Draft:
-    """Passages (page, position, heading) and their keywords; pure."""
-    pieces: list[tuple[int, str, str]] = []
+    """Passages (page, position, heading), the passages of each table's rows, and their
+    keywords; pure."""
+    pieces: list[tuple[int, str, str, tuple[int, int] | None]] = []
     for page in read.pages:
         for section in page.sections:
             for text in split(section.text, settings):
-                pieces.append((page.number, text, section.heading))
+                pieces.append((page.number, text, section.heading, None))
+    for table in read.tables:
+        for text in table_passages(table.markdown, table.caption):
+            pieces.append((table.page, text, "", (table.page, table.index)))
     extractor = KeywordExtractor(count=settings.keywords_per_passage)
     keywords = extractor.extract(
-        [text for _, text, _ in pieces],
+        [text for _, text, _, _ in pieces],
         title=read.title,
-        extra=[(heading,) if heading and heading != read.title else () for _, _, heading in pieces],
+        extra=[
+            (heading,) if heading and heading != read.title else () for _, _, heading, _ in pieces
+        ],
     )
     passages = tuple(
-        PassageRecord(page=page, ordinal=i, text=text, embedding=(), keywords=keywords[i])
-        for i, (page, text, _) in enumerate(pieces)
+        PassageRecord(
+            page=page, ordinal=i, text=text, embedding=(), keywords=keywords[i], table=table
+        )
+        for i, (page, text, _, table) in enumerate(pieces)
     )
     record = DocumentRecord(
         id=source.doc_id,

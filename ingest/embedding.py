@@ -1,15 +1,25 @@
-"""The sentence encoder: batched, on the GPU when there is one, loaded once from a local path."""
+"""The sentence encoder: batched, on the GPU when there is one, loaded once from a local path.
+
+A sentence-transformers model made of a Transformer, a mean or CLS Pooling and optionally a
+Normalize module (the bundled all-MiniLM-L6-v2, and what ``kgp train mdr`` writes) is run with
+``transformers`` alone, doing what those modules do, vector for vector: importing
+sentence-transformers costs seconds a question does not need. Any other model loads through
+sentence-transformers."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from kgp.errors import ModelMissingError
 from kgp.ingest.encoder import resolve_device, resolve_encoder
 from kgp.settings import Device
+
+SHORT_TOKENS = 12  # below this many tokens, a vector's last bits depend on the batch's rows
+SHORT_ROWS = 16  # ...so short texts always go in batches of exactly this many rows
 
 
 class Encoder:
@@ -27,13 +37,18 @@ class Encoder:
         if self._model is None:
             path = resolve_encoder(self.model_name)
             device = resolve_device(self.device_setting)
-            from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as hf_logging
 
             hf_logging.disable_progress_bar()
-
             try:
-                self._model = SentenceTransformer(str(path), device=device, local_files_only=True)
+                if TransformerPipeline.fits(path):
+                    self._model = TransformerPipeline(path, device)
+                else:
+                    from sentence_transformers import SentenceTransformer
+
+                    self._model = SentenceTransformer(
+                        str(path), device=device, local_files_only=True
+                    )
             except (OSError, ValueError) as exc:
                 raise ModelMissingError(f"encoder at {path} cannot be loaded: {exc}") from None
         return self
@@ -61,33 +76,125 @@ class Encoder:
         A padded batch gives a text a vector that differs in the last bits from the one it
         gets alone (the matrix shapes differ), so a text embedded during an incremental sync
         and in a clean one would get different vectors and near-ties between neighbours could
-        break differently. Texts are therefore batched only with texts of the same token
-        length: no padding, identical vectors (and no time spent on padding)."""
+        break differently. Texts are therefore batched only with texts of the same token length
+        (no padding, and no time spent on it); texts shorter than SHORT_TOKENS tokens, whose
+        last bits also depend on how many rows a batch has, always go in batches of exactly
+        SHORT_ROWS rows (filled up with copies)."""
         self.load()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         items = list(texts)
         out = np.empty((len(items), self.dimension), dtype=np.float32)
-        for batch in self._same_length_batches(items):
+        for batch, rows in self._same_length_batches(items):
             vectors = self._model.encode(
-                [items[i] for i in batch],
-                batch_size=len(batch),
+                [items[i] for i in rows],
+                batch_size=len(rows),
                 convert_to_numpy=True,
                 normalize_embeddings=True,
                 show_progress_bar=False,
             )
-            out[batch] = np.asarray(vectors, dtype=np.float32)
+            out[batch] = np.asarray(vectors, dtype=np.float32)[: len(batch)]
         return out
 
-    def _same_length_batches(self, texts: list[str]) -> list[list[int]]:
-        """Indices of the texts grouped by token length, at most ``batch_size`` a group."""
+    def _same_length_batches(self, texts: list[str]) -> list[tuple[list[int], list[int]]]:
+        """Batches of texts of one token length: (the texts' indices, the rows to encode, which
+        repeat them to SHORT_ROWS for short texts)."""
         tokenizer = self._model.tokenizer
         lengths = tokenizer(texts, truncation=True, max_length=self._model.max_seq_length)
         by_length: dict[int, list[int]] = {}
         for index, ids in enumerate(lengths["input_ids"]):
             by_length.setdefault(len(ids), []).append(index)
-        return [
-            group[start : start + self.batch_size]
-            for _, group in sorted(by_length.items())
-            for start in range(0, len(group), self.batch_size)
-        ]
+        out = []
+        for length, group in sorted(by_length.items()):
+            size = SHORT_ROWS if length < SHORT_TOKENS else self.batch_size
+            for start in range(0, len(group), size):
+                batch = group[start : start + size]
+                rows = batch if length >= SHORT_TOKENS else (batch * SHORT_ROWS)[:SHORT_ROWS]
+                out.append((batch, rows))
+        return out
+
+
+_MODULES = {
+    "sentence_transformers.models.Transformer": "transformer",
+    "sentence_transformers.models.Pooling": "pooling",
+    "sentence_transformers.models.Normalize": "normalize",
+}
+
+
+class TransformerPipeline:
+    """Transformer -> Pooling (mean or CLS) -> Normalize, as sentence-transformers runs them,
+    with ``transformers`` alone (the same tokenizer call, the same pooling arithmetic)."""
+
+    def __init__(self, path: Path, device: str) -> None:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        config = json.loads((path / "sentence_bert_config.json").read_text())
+        pooling = json.loads(
+            (path / self._module_path(path, "pooling") / "config.json").read_text()
+        )
+        self.max_seq_length = int(config.get("max_seq_length") or 512)
+        self.mode = "cls" if pooling.get("pooling_mode_cls_token") else "mean"
+        self.normalize = "normalize" in self._kinds(path)
+        self.dimension = int(pooling["word_embedding_dimension"])
+        self.device = device
+        self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        self.model = AutoModel.from_pretrained(str(path), local_files_only=True).to(device).eval()
+        self._torch = torch
+
+    @staticmethod
+    def _kinds(path: Path) -> list[str]:
+        modules = json.loads((path / "modules.json").read_text())
+        return [_MODULES.get(str(m.get("type")), "other") for m in modules]
+
+    @staticmethod
+    def _module_path(path: Path, kind: str) -> str:
+        modules = json.loads((path / "modules.json").read_text())
+        return next(str(m["path"]) for m in modules if _MODULES.get(str(m.get("type"))) == kind)
+
+    @classmethod
+    def fits(cls, path: Path) -> bool:
+        """A Transformer, a mean or CLS Pooling and perhaps a Normalize, nothing else."""
+        try:
+            kinds = cls._kinds(path)
+            if kinds not in (["transformer", "pooling"], ["transformer", "pooling", "normalize"]):
+                return False
+            pooling = json.loads(
+                (path / cls._module_path(path, "pooling") / "config.json").read_text()
+            )
+        except (OSError, ValueError, KeyError, StopIteration):
+            return False
+        modes = [key for key, on in pooling.items() if key.startswith("pooling_mode") and on]
+        return (
+            modes in (["pooling_mode_mean_tokens"], ["pooling_mode_cls_token"])
+            and (path / "sentence_bert_config.json").is_file()
+        )
+
+    def get_embedding_dimension(self) -> int:
+        return self.dimension
+
+    def encode(self, texts: list[str], **_: Any) -> np.ndarray:
+        """L2-normalised vectors (sentence-transformers' ``normalize_embeddings=True``)."""
+        torch = self._torch
+        functional = torch.nn.functional
+        with torch.inference_mode():
+            batch = self.tokenizer(
+                [str(text).strip() for text in texts],
+                padding=True,
+                truncation="longest_first",
+                max_length=self.max_seq_length,
+                return_tensors="pt",
+            ).to(self.device)
+            tokens = self.model(**batch, return_dict=True).last_hidden_state
+            mask = batch["attention_mask"]
+            if self.mode == "cls":
+                pooled = tokens[:, 0]
+            else:
+                weights = mask.unsqueeze(-1).to(tokens.dtype)
+                summed = (tokens * weights).sum(dim=1, dtype=torch.float32)
+                count = torch.clamp(weights.sum(dim=1, dtype=torch.float32), min=1e-9)
+                pooled = (summed / count).to(tokens.dtype)
+            if self.normalize:
+                pooled = functional.normalize(pooled, p=2, dim=-1)
+            pooled = functional.normalize(pooled, p=2, dim=1)
+            return np.asarray(pooled.float().cpu().numpy(), dtype=np.float32)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import logging
 import tempfile
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from kgp.errors import DocumentError
 from kgp.ingest.readers import Page, ReadDocument, Section
+from kgp.ingest.tables import is_caption, markdown_table
 from kgp.stores.model import TableRecord
 
 # A stream table on a page without ruled tables is kept only when it looks like a table.
@@ -27,21 +28,6 @@ STREAM_MAX_MEAN_CELL = 20.0
 class FoundTable:
     record: TableRecord
     bbox: tuple[float, float, float, float]  # x0, top, x1, bottom in PyMuPDF page coordinates
-
-
-def markdown_table(cells: list[list[str]]) -> str:
-    """A grid of cells as a Markdown table (the first row is the header)."""
-    if not cells:
-        return ""
-    width = max(len(row) for row in cells)
-
-    def clean(cell: str) -> str:
-        return " ".join(str(cell).split()).replace("|", "\\|")
-
-    rows = [[clean(c) for c in row] + [""] * (width - len(row)) for row in cells]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
-    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
-    return "\n".join(lines)
 
 
 def _camelot_tables(path: Path, heights: dict[int, float]) -> list[FoundTable]:
@@ -122,6 +108,30 @@ def _page_text(page: Any, boxes: list[tuple[float, float, float, float]]) -> str
     return "\n\n".join("\n".join(" ".join(lines[key]) for key in keys) for keys in blocks.values())
 
 
+CAPTION_GAP = 48.0  # points between a caption line and the table it names, above or below
+
+
+def _caption(page: Any, box: tuple[float, float, float, float]) -> str:
+    """The caption printed just above (or else just below) a table ("Table 2: ...")."""
+    x0, top, x1, bottom = box
+    above: list[tuple[float, str]] = []
+    below: list[tuple[float, str]] = []
+    for block in page.get_text("dict").get("blocks", []):
+        for line in block.get("lines", []):
+            text = " ".join("".join(s["text"] for s in line["spans"]).split())
+            lx0, ly0, lx1, ly1 = line["bbox"]
+            if not is_caption(text) or lx1 < x0 or lx0 > x1:
+                continue
+            if top - CAPTION_GAP <= ly1 <= top + 2:
+                above.append((top - ly1, text))
+            elif bottom - 2 <= ly0 <= bottom + CAPTION_GAP:
+                below.append((ly0 - bottom, text))
+    for found in (above, below):
+        if found:
+            return min(found)[1]
+    return ""
+
+
 def _title(doc: Any, path: Path) -> str:
     meta = (doc.metadata or {}).get("title", "") or ""
     if meta.strip() and not meta.lower().startswith(("untitled", "microsoft word")):
@@ -174,11 +184,12 @@ class PdfReader:
                 boxes = [t.bbox for t in found if t.record.page == number]
                 text = _page_text(doc[number - 1], boxes)
                 pages.append(Page(number, (Section("", text),) if text.strip() else ()))
+            records = tuple(
+                replace(t.record, caption=_caption(doc[t.record.page - 1], t.bbox)) for t in found
+            )
             title = _title(doc, path)
         if not any(p.sections for p in pages) and not found:
             raise DocumentError(
                 f"{path}: no extractable text (only images?); run OCR on it first (e.g. ocrmypdf)"
             )
-        return ReadDocument(
-            title=title, kind=self.kind, pages=tuple(pages), tables=tuple(t.record for t in found)
-        )
+        return ReadDocument(title=title, kind=self.kind, pages=tuple(pages), tables=records)

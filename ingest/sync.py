@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from kgp.errors import ConfigurationError, DocumentError, KgpError
+from kgp.errors import ConfigurationError, DocumentError, KgpError, RemovalRefusedError
 from kgp.ingest.builder import Draft, Source, draft, embed_drafts, sha256, with_embeddings
 from kgp.ingest.edges import SimilarityLinker
 from kgp.ingest.embedding import Encoder
@@ -110,8 +110,19 @@ class Syncer:
     # -- sources -----------------------------------------------------------------------------
 
     def scan(self, root: Path, report: SyncReport) -> list[Candidate]:
-        """Supported files under ``root`` (hidden ones and symlinks leaving it excluded)."""
-        return self.candidates(sorted(_walk(root.resolve())), root, report)
+        """Supported files under ``root`` (hidden ones excluded, symlinks leaving it and
+        symlinked folders listed under ``skipped``)."""
+        linked: list[Path] = []
+        files = sorted(_walk(root.resolve(), linked))
+        for folder in linked:
+            report.skipped.append(
+                Skipped(
+                    folder.relative_to(root.resolve()).as_posix() + "/",
+                    "symlinked folder: kgp does not follow links to folders; sync its target "
+                    "on its own, or copy it in",
+                )
+            )
+        return self.candidates(files, root, report)
 
     def candidates(self, paths: Iterable[Path], root: Path, report: SyncReport) -> list[Candidate]:
         """The given files as documents with ids relative to ``root``; unsupported, outside or
@@ -148,24 +159,30 @@ class Syncer:
 
     # -- sync --------------------------------------------------------------------------------
 
-    def sync_folder(self, folder: Path) -> SyncReport:
+    def sync_folder(self, folder: Path, *, allow_removal: bool = False) -> SyncReport:
+        """Make the graph equal to ``folder``. A sync that would remove every document, or
+        more than ``max_removal_share`` of 10 or more, raises :class:`RemovalRefusedError`
+        before anything is written, unless ``allow_removal``."""
         folder = Path(folder)
         if not folder.is_dir():
             raise DocumentError(f"{folder}: not a folder; give the folder to sync")
         report = SyncReport()
         started = time.perf_counter()
         candidates = self.scan(folder, report)
-        self._sync(candidates, report, scope=None)
+        self._sync(candidates, report, scope=None, allow_removal=allow_removal, source=folder)
         report.seconds = round(time.perf_counter() - started, 3)
         return report
 
-    def sync_corpus(self, path: Path, *, prefix: str | None = None) -> SyncReport:
+    def sync_corpus(
+        self, path: Path, *, prefix: str | None = None, allow_removal: bool = False
+    ) -> SyncReport:
         """A benchmark corpus, a JSON list of ``{title, text}``: one document per entry (each
         entry one passage), deduplicated by title and text, ids ``<prefix>/<n>``."""
         report = SyncReport()
         started = time.perf_counter()
         prefix = prefix or Path(path).stem
-        self._sync(list(corpus_candidates(Path(path), prefix)), report, scope=prefix + "/")
+        candidates = list(corpus_candidates(Path(path), prefix))
+        self._sync(candidates, report, scope=prefix + "/", allow_removal=allow_removal, source=path)
         report.seconds = round(time.perf_counter() - started, 3)
         return report
 
@@ -180,19 +197,26 @@ class Syncer:
         scope: str | None,
         *,
         remove: bool = True,
+        allow_removal: bool = False,
+        source: Path | None = None,
     ) -> None:
         self._ensure_schema()
-        report.recovered = self.linker.recover()
+        seen = {c.doc_id for c in candidates}
+        gone: list[str] = []
         if remove:
             stored = {d.id: d for d in self.store.list_documents()}
+            in_scope = [d for d in stored if scope is None or d.startswith(scope)]
+            gone = [d for d in in_scope if d not in seen]
+            if not allow_removal:
+                self._check_removal(gone, len(in_scope), source)
         else:  # only these documents matter: cost follows them, not the graph
-            nodes = self.store.fetch_nodes(c.doc_id for c in candidates)
+            nodes = self.store.fetch_nodes(seen)
             stored = {
                 key: DocumentSummary(key, str(n["path"]), str(n["sha256"]))
                 for key, n in nodes.items()
                 if n["label"] == "Document"
             }
-        seen = {c.doc_id for c in candidates}
+        report.recovered = self.linker.recover()
         todo: list[Candidate] = []
         for cand in candidates:
             if cand.size > self.settings.max_file_mb * 1024 * 1024:
@@ -220,12 +244,33 @@ class Syncer:
                     self.on_progress(Progress(done, len(todo), report.passages, group[-1].path))
             if pending is not None:
                 pending.result()
-        for doc_id in sorted(stored) if remove else ():
-            in_scope = scope is None or doc_id.startswith(scope)
-            if in_scope and doc_id not in seen and self.store.delete_document(doc_id):
+        for doc_id in gone:
+            if self.store.delete_document(doc_id):
                 self.linker.forget(doc_id)
                 report.removed.append(doc_id)
         self._finish(report)
+
+    def _check_removal(self, gone: list[str], stored: int, source: Path | None) -> None:
+        """Refuse a sync that would remove every document, or more than the allowed share of
+        a graph of 10 or more: a typo, an empty folder or an unmounted share must not empty
+        the knowledge base."""
+        share = self.settings.max_removal_share
+        everything = bool(gone) and len(gone) == stored
+        too_many = stored >= 10 and len(gone) > share * stored
+        if not (everything or too_many):
+            return
+        what = (
+            f"every document ({stored})"
+            if everything
+            else f"{len(gone)} of {stored} documents, more than {share:.0%} (KGP_MAX_REMOVAL_SHARE)"
+        )
+        raise RemovalRefusedError(
+            f"{source or 'the source'}: this sync would remove {what}, because the folder no "
+            "longer holds them (is it the right folder, and mounted?); nothing was changed; "
+            "pass --allow-removal (Python: allow_removal=True) to remove them",
+            would_remove=gone,
+            stored=stored,
+        )
 
     def _finish(self, report: SyncReport) -> None:
         """Recompute the neighbours of passages that lost some, clear the vector index of
@@ -355,9 +400,19 @@ def _reason(exc: KgpError, path: str) -> str:
     return text[len(path) + 2 :] if text.startswith(path + ": ") else text
 
 
-def _walk(root: Path) -> Iterator[Path]:
+def _walk(root: Path, linked: list[Path]) -> Iterator[Path]:
+    """Files under ``root``, hidden ones left out; symlinked folders are not entered but
+    collected in ``linked``."""
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        keep = []
+        for name in sorted(dirnames):
+            if name.startswith("."):
+                continue
+            if (Path(dirpath) / name).is_symlink():
+                linked.append(Path(dirpath) / name)
+            else:
+                keep.append(name)
+        dirnames[:] = keep
         for name in filenames:
             if not name.startswith("."):
                 yield Path(dirpath) / name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import numpy as np
 from hypothesis import strategies as st
@@ -28,6 +29,7 @@ def make_document(
     tables: int = 1,
     similar_to: tuple[str, ...] = (),
     text: str = "passage {j} of {doc}",
+    table_rows: int = 0,
 ) -> DocumentGraph:
     rng = np.random.default_rng(seed)
     record = DocumentRecord(
@@ -42,11 +44,12 @@ def make_document(
     )
     records = tuple(
         PassageRecord(
-            page=1 + j % pages,
+            page=1 if j >= passages - table_rows else 1 + j % pages,
             ordinal=j,
             text=text.format(j=j, doc=doc_id),
             embedding=tuple(float(x) for x in rng.standard_normal(DIM)),
             keywords=(*keywords, f"{doc_id}-kw{j}"),
+            table=(1, 0) if j >= passages - table_rows else None,  # the last ones: table rows
         )
         for j in range(passages)
     )
@@ -96,9 +99,16 @@ def document_graphs(draw: st.DrawFn, doc_id: str | None = None) -> DocumentGraph
             markdown=draw(_text),
             rows=draw(st.integers(0, 50)),
             cols=draw(st.integers(0, 20)),
+            caption=draw(_text),
         )
         for i in range(table_count)
     )
+    if tables:  # some passages hold a table's rows (on the table's page)
+        holders = [draw(st.one_of(st.none(), st.sampled_from(tables))) for _ in passages]
+        passages = tuple(
+            replace(p, page=t.page, table=(t.page, t.index)) if t is not None else p
+            for p, t in zip(passages, holders, strict=True)
+        )
     own = [passage_id(ident, p.ordinal) for p in passages]
     similar: tuple[SimilarEdge, ...] = ()
     if len(own) >= 2:

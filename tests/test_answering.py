@@ -132,7 +132,12 @@ def test_table_question_gets_the_table_and_content(kg: KnowledgeGraph) -> None:
     first = result.passages[0]
     assert first.kind == "table" and "| Birchfield | 764 |" in first.text
     assert first.document["path"] == "rainfall-2024.pdf"
-    assert result.structure == {"pages": [], "tables": [1], "documents": ["rainfall-2024.pdf"]}
+    assert result.structure == {
+        "pages": [],
+        "tables": [1],
+        "documents": ["rainfall-2024.pdf"],
+        "notice": None,
+    }
     assert any(p.kind == "passage" for p in result.passages[1:]), "content is mixed in"
 
 
@@ -148,7 +153,12 @@ def test_page_question_names_the_document(kg: KnowledgeGraph) -> None:
 def test_the_model_resolves_references_the_rules_miss(kg: KnowledgeGraph, llm: ChatServer) -> None:
     client = graph_settings(kg, llm_base_url=llm.url, llm_model="m")
     result = client.retrieve("What does the final page of the rainfall report plan?", k=6)
-    assert result.structure == {"pages": [2], "tables": [], "documents": ["rainfall-2024.pdf"]}
+    assert result.structure == {
+        "pages": [2],
+        "tables": [],
+        "documents": ["rainfall-2024.pdf"],
+        "notice": None,
+    }
     assert result.passages[0].path[0] == "rainfall-2024.pdf#page=2"
     asked = [r for r in llm.requests if r["messages"][-1]["content"].startswith("Which page")]
     assert len(asked) == 1
@@ -161,8 +171,15 @@ def test_the_model_resolves_references_the_rules_miss(kg: KnowledgeGraph, llm: C
 
 def test_reference_to_a_missing_page_falls_back_to_content(kg: KnowledgeGraph) -> None:
     result = kg.retrieve("What does page 99 say about Cedar Hollow?", k=5)
-    assert result.structure == {"pages": [99], "tables": [], "documents": []}
-    assert len(result.passages) == 5 and all(p.kind == "passage" for p in result.passages)
+    assert result.structure == {
+        "pages": [99],
+        "tables": [],
+        "documents": [],
+        "notice": "no document has page 99",
+    }
+    assert result.notices == ["no document has page 99"]
+    assert len(result.passages) == 5 and all(p.kind != "table" for p in result.passages)
+    assert all(p.hop > 0 or p.score < 1.0 for p in result.passages), "no page was substituted"
 
 
 # -- reader -----------------------------------------------------------------------------------

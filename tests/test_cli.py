@@ -139,6 +139,25 @@ def test_sync_json_and_partial_exit_code(tmp_path: Path, data_dir: Path) -> None
     assert again.returncode == 0, again.stderr
     assert "added 0, changed 0, removed 0, unchanged 2, skipped 0" in again.stdout
 
+    empty = tmp_path / "unmounted"
+    empty.mkdir()
+    refused = kgp("--data-dir", str(data_dir), "sync", str(empty), "--json")
+    assert refused.returncode == 1
+    assert json.loads(refused.stdout) == {
+        "refused": True,
+        "error": refused.stderr.strip().removeprefix("kgp: error: "),
+        "would_remove": ["mountains.md", "rivers.txt"],
+        "stored": 2,
+    }
+    assert len(refused.stderr.splitlines()) == 1 and "--allow-removal" in refused.stderr
+    assert (
+        json.loads(kgp("--data-dir", str(data_dir), "stats", "--json").stdout)["labels"]["Document"]
+        == 2
+    ), "nothing was removed"
+    forced = kgp("--data-dir", str(data_dir), "sync", str(empty), "--allow-removal", "--json")
+    assert forced.returncode == 0, forced.stderr
+    assert sorted(json.loads(forced.stdout)["removed"]) == ["mountains.md", "rivers.txt"]
+
 
 def test_sync_of_a_missing_folder(tmp_path: Path, data_dir: Path) -> None:
     done = kgp("--data-dir", str(data_dir), "sync", str(tmp_path / "nope"))
@@ -218,6 +237,7 @@ def test_retrieve_prints_passages_and_paths(tmp_path: Path, data_dir: Path) -> N
         "store_calls",
         "trace",
         "steps",
+        "notices",
     }
     assert len(result["passages"]) == 12
     assert set(result["passages"][0]) == {
@@ -229,10 +249,20 @@ def test_retrieve_prints_passages_and_paths(tmp_path: Path, data_dir: Path) -> N
         "path",
         "hop",
         "kind",
+        "step_score",
+        "table",
     }
     assert any("Mira Kovac" in p["text"] for p in result["passages"])
+    scores = [p["score"] for p in result["passages"]]
+    assert scores == sorted(scores, reverse=True), "the score printed is the ranking's"
     human = kgp("--data-dir", str(data_dir), "retrieve", "Who manages Alder Creek?", "--k", "3")
     assert human.returncode == 0 and "stations.md" in human.stdout
+    long = runner.invoke(
+        app,
+        ["--data-dir", str(data_dir), "retrieve", "Who manages Alder Creek? " * 200, "--k", "2"],
+    )
+    assert long.exit_code == 0
+    assert long.stderr.startswith("kgp: warning: the question has 4,999 characters; only its")
     empty = kgp("--data-dir", str(data_dir), "retrieve", " ")
     assert (
         empty.returncode == 1

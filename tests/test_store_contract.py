@@ -39,7 +39,7 @@ def expected_dump(graphs: list[DocumentGraph]) -> tuple[list[dict[str, Any]], li
                     "props": {},
                 }
             )
-        for passage in rows["passages"]:
+        for passage in [*rows["passages"], *rows["table_passages"]]:
             nodes[("Passage", passage["id"])] = dict(passage["props"])
             rels.append(
                 {"type": "HAS_PASSAGE", "source": doc["id"], "target": passage["id"], "props": {}}
@@ -47,7 +47,7 @@ def expected_dump(graphs: list[DocumentGraph]) -> tuple[list[dict[str, Any]], li
             rels.append(
                 {
                     "type": "CONTAINS",
-                    "source": passage["page_id"],
+                    "source": passage["table_id"] or passage["page_id"],
                     "target": passage["id"],
                     "props": {},
                 }
@@ -326,3 +326,22 @@ def test_ids_the_index_cannot_find_are_refused(store: GraphStore, doc_id: str) -
     with pytest.raises(DocumentError, match="control character or leading or trailing whitespace"):
         store.write_document(make_document(doc_id))
     assert store.counts().labels == {}
+
+
+def test_table_rows_are_passages_of_their_table(store: GraphStore) -> None:
+    graph = make_document("t.txt", 5, tables=1, table_rows=2, text="{doc} zanzibar row {j}")
+    store.write_document(graph)
+    rows = [passage_id("t.txt", 3), passage_id("t.txt", 4)]
+    _, rels = store.dump()
+    contains = {(r["source"], r["target"]) for r in rels if r["type"] == "CONTAINS"}
+    assert {("t.txt#page=1&table=0", pid) for pid in rows} <= contains
+    assert not {(s, t) for s, t in contains if t in rows and "table" not in s}, "not the page's"
+    nexts = {(r["source"], r["target"]) for r in rels if r["type"] == "NEXT"}
+    assert (rows[0], rows[1]) in nexts and (passage_id("t.txt", 2), rows[0]) not in nexts
+    page = store.page_contents([1])[0]
+    assert {x["id"] for x in page["passages"]}.isdisjoint(rows), "a page lists its prose"
+    assert len(store.fulltext_search("zanzibar", 10)) == 5, "table rows are found like prose"
+    assert store.passage_vectors(rows)[rows[0]]["table_id"] == "t.txt#page=1&table=0"
+    assert (
+        store.passage_vectors([passage_id("t.txt", 0)])[passage_id("t.txt", 0)]["table_id"] is None
+    )

@@ -15,7 +15,7 @@ from typing import Any
 
 import kgp
 import pytest
-from kgp.errors import ConfigurationError, DocumentError
+from kgp.errors import ConfigurationError, DocumentError, RemovalRefusedError
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.sync import Syncer, SyncReport
 from kgp.settings import load_settings
@@ -216,8 +216,11 @@ def test_bad_files_are_reported_and_the_rest_is_synced(tmp_path: Path, graphs: A
     assert tables == 2  # one ruled table on each of the two pages
     table = graph.store.fetch_nodes(["report.pdf#page=1&table=0"])["report.pdf#page=1&table=0"]
     assert "| Aswan | 1 mm |" in table["markdown"]
-    texts = [n["props"].get("text", "") for n in graph.dump()[0] if n["label"] == "Passage"]
-    assert not any("25 mm" in t for t in texts), "table text must not be indexed twice"
+    passages = [n["props"] for n in graph.dump()[0] if n["label"] == "Passage"]
+    prose = [p["text"] for p in passages if "table_id" not in p]
+    rows = [p["text"] for p in passages if "table_id" in p]
+    assert not any("25 mm" in t for t in prose), "a table's cells are not in its page's prose"
+    assert sum("| Cairo | 25 mm |" in t for t in rows) == 2, "each table's rows: one passage"
 
     before = graph.dump()
     (folder / "empty.txt").write_text("still bad\x00")
@@ -354,3 +357,43 @@ def test_sync_with_another_encoder_is_refused(tmp_path: Path, encoder: Encoder) 
         with pytest.raises(ConfigurationError, match="was built with encoder 'all-MiniLM-L6-v2'"):
             kg.sync(folder)
         assert kg.store.dump() == before, "nothing was written"
+
+
+def test_a_sync_that_would_empty_the_graph_is_refused(tmp_path: Path, graphs: Any) -> None:
+    folder = write_corpus(tmp_path / "docs")
+    graph = graphs("kb")
+    graph.sync(folder)
+    before = graph.dump()
+    empty = tmp_path / "empty"  # a typo, an unmounted share
+    empty.mkdir()
+    with pytest.raises(RemovalRefusedError, match=r"would remove every document \(4\)") as refused:
+        graph.sync(empty)
+    assert sorted(refused.value.would_remove) == sorted(TEXTS) and refused.value.stored == 4
+    assert "--allow-removal" in str(refused.value)
+    assert graph.dump() == before, "nothing was written"
+    report = graph.syncer.sync_folder(empty, allow_removal=True)
+    assert sorted(report.removed) == sorted(TEXTS)
+    assert graph.store.counts().labels.get("Document", 0) == 0
+
+
+def test_removing_more_than_the_share_is_refused(tmp_path: Path, graphs: Any) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    notes = {
+        f"note{i:02d}.txt": f"Note {i} is about pumping station number {i}." for i in range(12)
+    }
+    for name, text in notes.items():
+        (folder / name).write_text(text)
+    graph = graphs("kb")
+    graph.sync(folder)
+    before = graph.dump()
+    for name in list(notes)[:7]:
+        (folder / name).unlink()
+    with pytest.raises(RemovalRefusedError, match=r"7 of 12 documents, more than 50%"):
+        graph.sync(folder)
+    assert graph.dump() == before
+    (folder / "note00.txt").write_text(notes["note00.txt"])  # 6 of 12 gone: half is allowed
+    assert len(graph.sync(folder).removed) == 6
+    for name in list(notes)[7:11]:  # 4 of the 6 left: fewer than 10 stored, only "all" counts
+        (folder / name).unlink()
+    assert len(graph.sync(folder).removed) == 4

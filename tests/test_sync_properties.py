@@ -1,6 +1,7 @@
-"""The graph never degrades: after any sequence of syncs, single adds and removals, edits,
-copies, interrupted syncs and index rebuilds, the graph equals a clean sync of the same files,
-vector search included (a Hypothesis state machine against a clean rebuild)."""
+"""The graph never degrades: after any sequence of syncs, watch events, single adds and
+removals, edits, copies, interrupted syncs, server restarts and kills and index rebuilds, the
+graph equals a clean sync of the same files, vector search included (a Hypothesis state machine
+against a clean rebuild)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from kgp.errors import StoreUnavailableError
+from kgp.client import KnowledgeGraph
+from kgp.errors import RemovalRefusedError, StoreUnavailableError
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.sync import Syncer, SyncReport
 from kgp.settings import Settings, load_settings
@@ -184,10 +186,31 @@ class SyncMachine(RuleBasedStateMachine):
 
     # -- the graph ---------------------------------------------------------------------------
 
-    @rule()
-    def sync(self) -> None:
-        self.server.syncer(self.store).sync_folder(self.folder)
-        self.model = dict(self.files)
+    def _refused(self, refused: RemovalRefusedError) -> None:
+        """A refused sync changed nothing: it would have removed every document."""
+        assert not set(self.files) & set(refused.would_remove)
+        assert refused.stored == len(refused.would_remove)  # the small folders: all of them
+
+    @rule(allow=st.booleans())
+    def sync(self, allow: bool) -> None:
+        try:
+            self.server.syncer(self.store).sync_folder(self.folder, allow_removal=allow)
+            self.model = dict(self.files)
+        except RemovalRefusedError as refused:
+            self._refused(refused)
+
+    @rule(events=st.integers(1, 3))
+    def watch(self, events: int) -> None:
+        """What kgp sync --watch does: a sync after each burst of file events."""
+        kg = KnowledgeGraph(settings=self.server.settings, store=self.store)
+        kg._encoder = self.server.encoder
+        seen: list[object] = []
+        kg.watch(self.folder, seen.append, changes=[{"event"}] * events)
+        for outcome in seen:
+            if isinstance(outcome, RemovalRefusedError):
+                self._refused(outcome)
+            else:
+                self.model = dict(self.files)
 
     @precondition(lambda self: self.model is not None and len(self.files) >= 1)
     @rule(data=st.data())
@@ -215,6 +238,8 @@ class SyncMachine(RuleBasedStateMachine):
                 self.model = dict(self.files)  # it finished before the fault
             except Interrupted:
                 self.model = None  # half done: only a later sync says what it holds
+            except RemovalRefusedError as refused:
+                self._refused(refused)
 
     @rule()
     def rebuild_vector_index(self) -> None:

@@ -4,7 +4,8 @@
 // vector in the index for every write to a vector-indexed node (deleted passages leave orphans
 // too: the store searches past them and rebuilds the index when they pile up).
 // The new Document is pending until the sync has updated older passages' neighbours.
-// Old nodes go first, then the document, its pages, tables and passages, their NEXT,
+// Old nodes go first, then the document, its pages, tables and passages (of prose, contained by
+// their page; of a table's rows, by their table), their NEXT,
 // HAS_KEYWORD and SIMILAR relationships; last, the df of every keyword touched is recounted and
 // keywords no passage uses any more are deleted. (The count is a pattern comprehension:
 // OPTIONAL MATCH + count() here does not see this query's own writes in FalkorDB, and a SET
@@ -30,6 +31,12 @@ CALL {
   SET p += r
 }
 CALL {
+  UNWIND $tables AS r
+  MATCH (pg:Page {id: r.page_id})
+  CREATE (pg)-[:CONTAINS]->(t:Table)
+  SET t += r.props
+}
+CALL {
   WITH d
   UNWIND $passages AS r
   MATCH (pg:Page {id: r.page_id})
@@ -37,10 +44,11 @@ CALL {
   SET p += r.props, p.embedding = vecf32(r.embedding)
 }
 CALL {
-  UNWIND $tables AS r
-  MATCH (pg:Page {id: r.page_id})
-  CREATE (pg)-[:CONTAINS]->(t:Table)
-  SET t += r.props
+  WITH d
+  UNWIND $table_passages AS r
+  MATCH (t:Table {id: r.table_id})
+  CREATE (d)-[:HAS_PASSAGE]->(p:Passage), (t)-[:CONTAINS]->(p)
+  SET p += r.props, p.embedding = vecf32(r.embedding)
 }
 CALL {
   UNWIND $next AS r

@@ -1,3 +1,4 @@
+// Every document: id, path, content hash, title and page count.
 MATCH (d:Document)
-RETURN d.id AS id, d.path AS path, d.sha256 AS sha256
+RETURN d.id AS id, d.path AS path, d.sha256 AS sha256, d.title AS title, d.pages AS pages
 ORDER BY id

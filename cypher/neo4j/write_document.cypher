@@ -1,7 +1,8 @@
 // Replace one document's whole subgraph (run in one transaction). Passages of other documents
 // that lose SIMILAR neighbours get a NEEDS_KNN self-relationship (the sync refills them); the
 // new Document is pending until the sync has updated older passages' neighbours.
-// Old nodes go first, then the document, its pages, tables and passages, their NEXT,
+// Old nodes go first, then the document, its pages, tables and passages (of prose, contained by
+// their page; of a table's rows, by their table), their NEXT,
 // HAS_KEYWORD and SIMILAR relationships; last, the df of every keyword touched is recounted and
 // keywords no passage uses any more are deleted.
 OPTIONAL MATCH (:Passage {doc_id: $doc.id})-[:HAS_KEYWORD]->(old:Keyword)
@@ -23,6 +24,12 @@ CALL (d) {
   CREATE (d)-[:HAS_PAGE]->(p:Page)
   SET p += r
 }
+CALL () {
+  UNWIND $tables AS r
+  MATCH (pg:Page {id: r.page_id})
+  CREATE (pg)-[:CONTAINS]->(t:Table)
+  SET t += r.props
+}
 CALL (d) {
   UNWIND $passages AS r
   MATCH (pg:Page {id: r.page_id})
@@ -31,11 +38,13 @@ CALL (d) {
   WITH p, r
   CALL db.create.setNodeVectorProperty(p, 'embedding', r.embedding)
 }
-CALL () {
-  UNWIND $tables AS r
-  MATCH (pg:Page {id: r.page_id})
-  CREATE (pg)-[:CONTAINS]->(t:Table)
-  SET t += r.props
+CALL (d) {
+  UNWIND $table_passages AS r
+  MATCH (t:Table {id: r.table_id})
+  CREATE (d)-[:HAS_PASSAGE]->(p:Passage), (t)-[:CONTAINS]->(p)
+  SET p += r.props
+  WITH p, r
+  CALL db.create.setNodeVectorProperty(p, 'embedding', r.embedding)
 }
 CALL () {
   UNWIND $next AS r

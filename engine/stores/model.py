@@ -67,6 +67,7 @@ class TableRecord:
     markdown: str
     rows: int
     cols: int
+    caption: str = ""  # the line that names it ("Table 2: Rainfall by station"), if found
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,7 @@ class PassageRecord:
     text: str
     embedding: tuple[float, ...]
     keywords: tuple[str, ...] = ()
+    table: tuple[int, int] | None = None  # (page, index) of the table whose rows it holds
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +108,8 @@ class DocumentSummary:
     id: str
     path: str
     sha256: str
+    title: str = ""
+    pages: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +182,12 @@ def check_document(graph: DocumentGraph, dimension: int | None) -> None:
     for table in graph.tables:
         if table.page not in pages:
             raise DocumentError(f"{where}: table {table.index} is on missing page {table.page}")
+    for passage in graph.passages:
+        if passage.table is not None and passage.table not in tables:
+            raise DocumentError(
+                f"{where}: passage {passage.ordinal} holds rows of table {passage.table}, which "
+                "the document does not have"
+            )
     own = {passage_id(doc.id, o) for o in ordinals}
     for edge in graph.similar:
         if edge.source not in own and edge.target not in own:
@@ -191,10 +201,13 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
     check_document(graph, dimension)
     doc = graph.document
     ordered = sorted(graph.passages, key=lambda p: p.ordinal)
-    passages = [
-        {
+
+    def row(p: PassageRecord) -> dict[str, Any]:
+        holder = table_id(doc.id, *p.table) if p.table is not None else None
+        return {
             "id": passage_id(doc.id, p.ordinal),
             "page_id": page_id(doc.id, p.page),
+            "table_id": holder,
             "props": {
                 "id": passage_id(doc.id, p.ordinal),
                 "doc_id": doc.id,
@@ -202,11 +215,18 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
                 "ordinal": p.ordinal,
                 "text": p.text,
                 "text_hash": text_hash(p.text),
+                **({"table_id": holder} if holder else {}),
             },
             "embedding": [float(x) for x in p.embedding],
         }
-        for p in ordered
-    ]
+
+    # a passage of prose is contained by its page, a passage of table rows by its table; NEXT
+    # runs through the prose, and through each table's rows
+    flows: dict[tuple[int, int] | None, list[dict[str, Any]]] = {}
+    for p in ordered:
+        flows.setdefault(p.table, []).append(row(p))
+    passages = flows.get(None, [])
+    table_rows = [r for key, rows in flows.items() if key is not None for r in rows]
     keywords = [
         {"passage": passage_id(doc.id, p.ordinal), "term": term}
         for p in ordered
@@ -236,12 +256,18 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
                     "markdown": t.markdown,
                     "rows": t.rows,
                     "cols": t.cols,
+                    "caption": t.caption,
                 },
             }
             for t in graph.tables
         ],
         "passages": passages,
-        "next": [{"source": a["id"], "target": b["id"]} for a, b in itertools.pairwise(passages)],
+        "table_passages": table_rows,
+        "next": [
+            {"source": a["id"], "target": b["id"]}
+            for rows in flows.values()
+            for a, b in itertools.pairwise(rows)
+        ],
         "keywords": keywords,
         "terms": sorted({row["term"] for row in keywords}),
         "similar": [

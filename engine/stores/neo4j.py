@@ -8,6 +8,7 @@ from typing import Any, Self
 
 import neo4j
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
+from kgp.settings import redact_url
 from kgp.stores.base import GraphStore, Row
 from kgp.stores.tracer import Tracer
 from neo4j import GraphDatabase, RoutingControl
@@ -59,7 +60,8 @@ class Neo4jStore(GraphStore):
         self._driver: neo4j.Driver | None = None
 
     def describe(self) -> str:
-        return f"Neo4j at {self.uri} (database {self.database!r}, user {self.user!r})"
+        where = redact_url(self.uri)
+        return f"Neo4j at {where} (database {self.database!r}, user {self.user!r})"
 
     def open(self) -> Self:
         if self._driver is not None:
@@ -68,7 +70,8 @@ class Neo4jStore(GraphStore):
             driver = GraphDatabase.driver(self.uri, auth=(self.user, self._password))
         except (ValueError, neo4j_errors.ConfigurationError) as exc:
             raise ConfigurationError(
-                f"invalid Neo4j URI {self.uri!r} (KGP_NEO4J_URI): {exc}"
+                f"invalid Neo4j URI {redact_url(self.uri)!r} (KGP_NEO4J_URI): "
+                f"{redact_url(str(exc))}"
             ) from None
         try:
             info = driver.get_server_info()

@@ -1,0 +1,94 @@
+"""Tables as Markdown, and tables as searchable passages.
+
+A table is stored whole as a ``Table`` node (its Markdown answers "Table 3" questions). So that a
+content question finds a value inside it ("how much did the Ministry of Defence get?"), its rows
+are also passages: each holds the caption, the header rows and a few data rows, about as long as
+a passage of prose, so a 40-column table is many passages of ordinary length instead of one that
+matches every question. Pure functions."""
+
+from __future__ import annotations
+
+import re
+
+CHUNK_CHARS = 600  # about the text of a passage the encoder sees whole
+HEADER_ROWS = 3  # at most this many leading rows are taken as the header
+_CAPTION = re.compile(r"^\s*table\b", re.IGNORECASE)
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def markdown_table(cells: list[list[str]]) -> str:
+    """A grid of cells as a Markdown table (the first row is the header)."""
+    if not cells:
+        return ""
+    width = max(len(row) for row in cells)
+
+    def clean(cell: str) -> str:
+        return " ".join(str(cell).split()).replace("|", "\\|")
+
+    rows = [[clean(c) for c in row] + [""] * (width - len(row)) for row in cells]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    return "\n".join(lines)
+
+
+def parse_markdown_table(markdown: str) -> list[list[str]]:
+    """The grid of a Markdown table written by :func:`markdown_table` (header row first)."""
+    rows = []
+    for line in markdown.splitlines():
+        line = line.strip()
+        if not line.startswith("|") or re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", line):
+            continue
+        cells = _CELL_SPLIT.split(line.strip("|"))
+        rows.append([cell.strip().replace("\\|", "|") for cell in cells])
+    return rows
+
+
+def caption_row(rows: list[list[str]]) -> str:
+    """A first row that is only a caption ("Table: 5 Public Health Outlay"), else ""."""
+    if not rows:
+        return ""
+    filled = [cell for cell in rows[0] if cell]
+    return filled[0] if len(filled) == 1 and _CAPTION.match(filled[0]) else ""
+
+
+def is_caption(line: str) -> bool:
+    """Whether a line of text reads as a table's caption ("Table 2: ...", "TABLE IV")."""
+    return bool(_CAPTION.match(line))
+
+
+def _numeric(row: list[str]) -> bool:
+    filled = [cell for cell in row if cell]
+    return bool(filled) and sum(any(ch.isdigit() for ch in c) for c in filled) * 2 >= len(filled)
+
+
+def table_passages(markdown: str, caption: str = "", *, budget: int = CHUNK_CHARS) -> list[str]:
+    """The table's rows as passages: each has the caption, the header rows (the leading rows
+    that are not mostly numbers, at most three) and as many data rows as fit ``budget``
+    characters (at least one)."""
+    rows = parse_markdown_table(markdown)
+    inside = caption_row(rows)
+    if inside:
+        rows = rows[1:]
+        caption = caption or inside
+    if not rows:
+        return [caption] if caption else []
+    head = 1
+    while head < min(HEADER_ROWS, len(rows) - 1) and not _numeric(rows[head]):
+        head += 1
+    header = markdown_table(rows[:head])
+    lead = [caption, header] if caption else [header]
+    body = rows[head:]
+    if not body:
+        return ["\n".join(lead)]
+    chunks: list[str] = []
+    taken: list[str] = []
+    size = sum(len(part) + 1 for part in lead)
+    for row in body:
+        line = markdown_table([row]).splitlines()[0]
+        if taken and size + len(line) > budget:
+            chunks.append("\n".join([*lead, *taken]))
+            taken, size = [], sum(len(part) + 1 for part in lead)
+        taken.append(line)
+        size += len(line) + 1
+    chunks.append("\n".join([*lead, *taken]))
+    return chunks

@@ -1,0 +1,44 @@
+"""The sentence encoder: the bundled model runs without sentence-transformers, vector for
+vector what sentence-transformers gives each text alone (texts under 12 tokens, which always go
+in a batch of a fixed size, within a rounding error), and a text gets the same vector bit for
+bit whatever it is batched with."""
+
+from __future__ import annotations
+
+import numpy as np
+from kgp.ingest.embedding import Encoder, TransformerPipeline
+from kgp.ingest.encoder import resolve_encoder
+
+TEXTS = [
+    "Cedar Hollow recorded the most rain of any station.",
+    "  leading and trailing spaces  ",
+    "ünïcödé é and ñ",
+    "a",
+    "Which station recorded the most rain?",
+    "word " * 600,  # past the 256-token limit: truncated as sentence-transformers does
+    "The Nile flows north through Egypt into the Mediterranean Sea.",
+]
+
+
+def test_the_bundled_model_runs_on_transformers_alone(encoder: Encoder) -> None:
+    from sentence_transformers import SentenceTransformer
+
+    assert isinstance(encoder._model, TransformerPipeline)
+    reference = SentenceTransformer(
+        str(resolve_encoder("all-MiniLM-L6-v2")), device="cpu", local_files_only=True
+    )
+    ours = encoder.encode(TEXTS)
+    alone = [reference.encode([text], normalize_embeddings=True) for text in TEXTS]
+    theirs = np.concatenate(alone)
+    lengths = [len(ids) for ids in reference.tokenizer(TEXTS, truncation=True)["input_ids"]]
+    long = [n for n, length in enumerate(lengths) if length >= 12]
+    assert len(long) >= 3 and (ours[long] == theirs[long]).all()
+    np.testing.assert_allclose(ours, theirs, atol=1e-6)
+    assert encoder.dimension == 384
+
+
+def test_a_vector_does_not_depend_on_its_batch(encoder: Encoder) -> None:
+    together = encoder.encode(TEXTS * 3)
+    alone = np.stack([encoder.encode([text])[0] for text in TEXTS])
+    assert (together[: len(TEXTS)] == alone).all()
+    assert (together[len(TEXTS) : 2 * len(TEXTS)] == alone).all()
