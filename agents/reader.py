@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kgp.agents.llm import ChatClient
-from kgp.agents.retriever import RetrievedPassage
+from kgp.agents.results import RetrievedPassage
 
 INSTRUCTION = "Given the following question and contexts, create a final answer to the question."
 SHORT = "Please answer in less than 6 words."

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import math
+import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from kgp.agents.traversal import Path
-from kgp.ingest.keywords import terms
+from kgp.agents.traversal import Path, Score
+from kgp.text import terms
+
+if TYPE_CHECKING:
+    from kgp.agents.context import Services
 
 
 class EmbeddingScorer:
@@ -80,22 +84,30 @@ class MdrScorer:
         self.max_path_passages = max_path_passages
         self.cache_size = cache_size
         self._g: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
 
     def forget(self) -> None:
-        self._g.clear()
+        with self._lock:
+            self._g.clear()
 
     def __call__(
         self, question: str, paths: Sequence[Path], candidates: Sequence[Sequence[str]]
     ) -> list[list[float]]:
         encoded = self.encode(path_queries(question, paths, self.texts, self.max_path_passages))
-        wanted = sorted({c for row in candidates for c in row} - self._g.keys())
+        needed = {c for row in candidates for c in row}
+        with self._lock:
+            held = {c: self._g[c] for c in needed if c in self._g}
+        wanted = sorted(needed - held.keys())
         if wanted:
-            if len(self._g) + len(wanted) > self.cache_size:
-                self._g.clear()
             text = self.texts(wanted)
             found = [c for c in wanted if c in text]
-            self._g.update(zip(found, self.encode([text[c] for c in found]), strict=True))
-        return inner_products(encoded, candidates, self._g)
+            fresh = dict(zip(found, self.encode([text[c] for c in found]), strict=True))
+            held.update(fresh)
+            with self._lock:
+                if len(self._g) + len(fresh) > self.cache_size:
+                    self._g.clear()
+                self._g.update(fresh)
+        return inner_products(encoded, candidates, held)
 
 
 class GeneratedEvidenceScorer:
@@ -171,22 +183,28 @@ class TfidfScorer:
         self.max_path_passages = max_path_passages
         self.cache_size = cache_size
         self._bags: dict[str, Counter[str]] = {}  # term counts by passage id
+        self._lock = threading.Lock()
 
     def forget(self) -> None:
-        self._bags.clear()
+        with self._lock:
+            self._bags.clear()
 
     def __call__(
         self, question: str, paths: Sequence[Path], candidates: Sequence[Sequence[str]]
     ) -> list[list[float]]:
         ids = {pid for path in paths for pid in path[-self.max_path_passages :]}
         ids |= {c for row in candidates for c in row}
-        missing = sorted(ids - self._bags.keys())
+        with self._lock:
+            bags = {pid: self._bags[pid] for pid in ids if pid in self._bags}
+        missing = sorted(ids - bags.keys())
         if missing:
-            if len(self._bags) + len(missing) > self.cache_size:
-                self._bags.clear()
             text = self.texts(missing)
-            self._bags.update((pid, Counter(terms(text.get(pid, "")))) for pid in missing)
-        bags = {pid: self._bags[pid] for pid in ids}
+            fresh = {pid: Counter(terms(text.get(pid, ""))) for pid in missing}
+            bags.update(fresh)
+            with self._lock:
+                if len(self._bags) + len(fresh) > self.cache_size:
+                    self._bags.clear()
+                self._bags.update(fresh)
         queries = [
             Counter(terms(question))
             + sum((bags[p] for p in path[-self.max_path_passages :]), Counter())
@@ -230,9 +248,7 @@ class SumScorer:
     """Several scorers at once: φ is the sum of their scores (``hybrid``: the sentence
     encoder's cosine plus the TF-IDF cosine, both in [-1, 1])."""
 
-    def __init__(
-        self, name: str, parts: Sequence[Callable[..., Sequence[Sequence[float]]]]
-    ) -> None:
+    def __init__(self, name: str, parts: Sequence[Score]) -> None:
         self.name = name
         self.parts = list(parts)
 
@@ -244,3 +260,24 @@ class SumScorer:
             [sum(table[i][j] for table in tables) for j in range(len(row))]
             for i, row in enumerate(candidates)
         ]
+
+
+# Factories registered in kgp.names.SCORERS: each builds its scorer from the retriever's services.
+
+
+def tfidf(services: Services) -> Score:
+    return TfidfScorer(services.passages.texts)
+
+
+def embedding(services: Services) -> Score:
+    return EmbeddingScorer(services.embed, services.passages.texts, services.passages.vectors)
+
+
+def embedding_text(services: Services) -> Score:
+    return EmbeddingScorer(
+        services.embed, services.passages.texts, services.passages.vectors, encode_paths=True
+    )
+
+
+def hybrid(services: Services) -> Score:
+    return SumScorer("hybrid", [embedding(services), tfidf(services)])

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 from kgp.agents.scorers import tfidf_cosines
-from kgp.errors import ConfigurationError
-from kgp.ingest.keywords import terms
 from kgp.names import SEEDERS
-from kgp.stores.base import GraphStore
+from kgp.text import terms
+
+if TYPE_CHECKING:
+    from kgp.agents.context import Services
 
 Seeds = list[tuple[str, float]]
+SeedFunction = Callable[["Services", str, int], Seeds]
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
 TFIDF_POOL = 5  # the tfidf seeder re-ranks this many full-text hits per seed wanted
 
@@ -26,58 +28,53 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], limit: int) -> See
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
 
 
+# Seeders registered in kgp.names.SEEDERS: (services, question, count) -> seeds, best first.
+
+
+def fulltext(services: Services, question: str, count: int) -> Seeds:
+    """The full-text index (BM25 in Neo4j, TF-IDF in FalkorDB)."""
+    return [(h.id, h.score) for h in services.store.fulltext_search(question, count)]
+
+
+def vector(services: Services, question: str, count: int) -> Seeds:
+    """The vector index."""
+    query = services.embed([question])[0].tolist()
+    return [(h.id, h.score) for h in services.store.vector_search(query, count)]
+
+
+def hybrid(services: Services, question: str, count: int) -> Seeds:
+    """Vector and full-text hits, fused by reciprocal rank."""
+    query = services.embed([question])[0].tolist()
+    dense = services.store.vector_search(query, 2 * count)
+    lexical = services.store.fulltext_search(question, 2 * count)
+    return reciprocal_rank_fusion([[h.id for h in dense], [h.id for h in lexical]], count)
+
+
+def tfidf(services: Services, question: str, count: int) -> Seeds:
+    """The paper's g: full-text hits re-ranked by TF-IDF cosine with the question (IDF over
+    the hits)."""
+    pool = [h.id for h in services.store.fulltext_search(question, TFIDF_POOL * count)]
+    if not pool:
+        return []
+    text = services.passages.texts(pool)
+    bags = [Counter(terms(text.get(pid, ""))) for pid in pool]
+    (scores,) = tfidf_cosines([Counter(terms(question))], [bags])
+    ranked = sorted(zip(pool, scores, strict=True), key=lambda item: (-item[1], item[0]))
+    return ranked[:count]
+
+
+def gnn(services: Services, question: str, count: int) -> Seeds:
+    """GNN-Ret's nearest passages by integrated distance."""
+    return [(pid, round(1.0 - d, 6)) for pid, d in services.gnn.retrieve(question, count)]
+
+
 class Seeder:
-    """Seeds from the store: ``vector`` (the vector index), ``fulltext`` (the full-text index:
-    BM25 in Neo4j, TF-IDF in FalkorDB), ``tfidf`` (the paper's g: full-text hits re-ranked by
-    TF-IDF cosine with the question, IDF over the hits) or ``hybrid`` (vector and full-text,
-    fused by reciprocal rank) or ``gnn`` (GNN-Ret). ``texts`` gives passages' texts (the tfidf
-    seeder needs them)."""
+    """The seeder registered as ``kind``, bound to its services."""
 
-    KINDS = SEEDERS
-
-    def __init__(
-        self,
-        store: GraphStore,
-        embed: Callable[[list[str]], np.ndarray],
-        kind: str = "hybrid",
-        texts: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
-        gnn: Callable[[str, int], Seeds] | None = None,
-    ) -> None:
-        if kind not in self.KINDS:
-            raise ConfigurationError(
-                f"unknown seeder {kind!r}; choose one of {', '.join(self.KINDS)}"
-            )
-        self.store = store
-        self.embed = embed
+    def __init__(self, services: Services, kind: str = "hybrid") -> None:
+        self.services = services
         self.kind = kind
-        self.texts = texts or self._fetch_texts
-        self.gnn = gnn  # ``gnn``: GNN-Ret's nearest passages by integrated distance
-
-    def _fetch_texts(self, ids: Sequence[str]) -> dict[str, str]:
-        return {i: str(row["text"]) for i, row in self.store.passage_vectors(ids).items()}
+        self._seeds: SeedFunction = SEEDERS.load(kind)
 
     def seeds(self, question: str, count: int) -> Seeds:
-        if self.kind == "fulltext":
-            return [(h.id, h.score) for h in self.store.fulltext_search(question, count)]
-        if self.kind == "tfidf":
-            return self._tfidf(question, count)
-        if self.kind == "gnn":
-            if self.gnn is None:
-                raise ConfigurationError("the gnn seeder needs GNN-Ret (a Retriever builds one)")
-            return self.gnn(question, count)
-        vector = self.embed([question])[0].tolist()
-        dense = self.store.vector_search(vector, count if self.kind == "vector" else 2 * count)
-        if self.kind == "vector":
-            return [(h.id, h.score) for h in dense]
-        lexical = self.store.fulltext_search(question, 2 * count)
-        return reciprocal_rank_fusion([[h.id for h in dense], [h.id for h in lexical]], count)
-
-    def _tfidf(self, question: str, count: int) -> Seeds:
-        pool = [h.id for h in self.store.fulltext_search(question, TFIDF_POOL * count)]
-        if not pool:
-            return []
-        text = self.texts(pool)
-        bags = [Counter(terms(text.get(pid, ""))) for pid in pool]
-        (scores,) = tfidf_cosines([Counter(terms(question))], [bags])
-        ranked = sorted(zip(pool, scores, strict=True), key=lambda item: (-item[1], item[0]))
-        return ranked[:count]
+        return self._seeds(self.services, question, count)

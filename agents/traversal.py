@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kgp.settings import DEFAULT_K
+
 Path = tuple[str, ...]
 # ids -> {id: neighbour ids}: one store call for every node of a hop
 Expand = Callable[[Sequence[str]], Mapping[str, Sequence[str]]]
@@ -55,7 +57,7 @@ def traverse(
     expand: Expand,
     score: Score,
     *,
-    budget: int = 30,
+    budget: int = DEFAULT_K,
     branching: int = 3,
 ) -> Traversal:
     """Run Algorithm 1 from scored seeds; returns the retrieved passages in visiting order."""

@@ -11,12 +11,12 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
+from kgp.errors import QueryNotFoundError
+
 Dialect = Literal["neo4j", "falkordb"]
 DIALECTS: tuple[Dialect, ...] = ("neo4j", "falkordb")
 
-
-class QueryNotFoundError(LookupError):
-    """No query file of that name exists for the dialect."""
+__all__ = ["DIALECTS", "Dialect", "QueryNotFoundError", "load", "names"]
 
 
 @cache

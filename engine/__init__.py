@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def open(**overrides: Any) -> KnowledgeGraph:
     """Open the knowledge graph the settings describe (overrides are settings fields, plus
-    ``tracer=`` and ``loaded_encoder=``); use it as a context manager. See
+    ``settings=``, ``tracer=`` and ``loaded_encoder=``); use it as a context manager. See
     :func:`kgp.client.open`."""
     from kgp.client import open as open_graph
 

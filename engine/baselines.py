@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from kgp.agents.context import RetrievalConfig, Services
 from kgp.agents.seeders import Seeder
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError
-from kgp.names import ORDERS, SCORERS
+from kgp.names import ORDERS, SCORERS, SEEDERS
 from rapidfuzz import fuzz, process
 
 SEEDER_BASELINES = {"dense": "vector", "bm25": "fulltext", "tfidf": "tfidf"}
@@ -35,7 +36,7 @@ def make_runner(kg: KnowledgeGraph, name: str, k: int) -> Run:
     if name == "golden":
         return lambda question, gold: list(dict.fromkeys(p for unit in gold for p in unit))
     if name in SEEDER_BASELINES:
-        seeder = Seeder(kg.store, kg.encoder.encode, SEEDER_BASELINES[name])
+        seeder = Seeder(services(kg), SEEDER_BASELINES[name])
         return lambda question, gold: [pid for pid, _ in seeder.seeds(question, k)]
     if name == "knn":
         return Knn(kg, k)
@@ -55,13 +56,18 @@ def make_runner(kg: KnowledgeGraph, name: str, k: int) -> Run:
     raise ConfigurationError(f"unknown retriever {name!r}; choose from {', '.join(RETRIEVERS)}")
 
 
+def services(kg: KnowledgeGraph) -> Services:
+    """What a seeder baseline uses: the graph's store and encoder, a passage cache of its own."""
+    return Services(kg.store, kg.encoder.encode, RetrievalConfig(models=kg.settings))
+
+
 def known(name: str) -> bool:
     """A retriever's name: one of :data:`RETRIEVERS`, or ``kgp-SCORER:SEEDER[:ORDER]``."""
     if name in RETRIEVERS:
         return True
     head, _, rest = name.partition(":")
     seeder, _, order = rest.partition(":")
-    return head in KGP_RETRIEVERS and seeder in Seeder.KINDS and (not order or order in ORDERS)
+    return head in KGP_RETRIEVERS and seeder in SEEDERS and (not order or order in ORDERS)
 
 
 class Knn:
@@ -71,7 +77,7 @@ class Knn:
     def __init__(self, kg: KnowledgeGraph, k: int) -> None:
         self.kg = kg
         self.k = k
-        self.dense = Seeder(kg.store, kg.encoder.encode, "vector")
+        self.dense = Seeder(services(kg), "vector")
         self._passages: tuple[list[str], list[str]] | None = None
 
     def passages(self) -> tuple[list[str], list[str]]:

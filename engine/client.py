@@ -13,13 +13,18 @@ from kgp.errors import DocumentError, LlmError, RemovalRefusedError
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore, store_from_settings
 from kgp.stores.model import GraphCounts
-from kgp.stores.tracer import Tracer
+from kgp.stores.tracer import QueryEvent, Tracer, summarise
 
 if TYPE_CHECKING:  # the modules below load when a method needs them (a light import kgp)
+    from kgp.agents.context import RetrievalConfig
     from kgp.agents.reader import Answer
-    from kgp.agents.retriever import Retrieval, Retriever
+    from kgp.agents.results import Retrieval
+    from kgp.agents.retriever import Retriever
     from kgp.ingest.embedding import Encoder
     from kgp.ingest.sync import Progress, Syncer, SyncReport
+
+# the tracer's event, its type and its display helper, for callers of ``open(tracer=)``
+__all__ = ["KnowledgeGraph", "QueryEvent", "Tracer", "open", "summarise"]
 
 
 class KnowledgeGraph:
@@ -31,20 +36,22 @@ class KnowledgeGraph:
         self.settings = settings
         self.store = store
         self._encoder: Encoder | None = encoder  # shared with other graphs when given
-        self._retrievers: dict[tuple[str, str, str, str], Retriever] = {}
+        self._retrievers: dict[RetrievalConfig, Retriever] = {}
+        self._lock = threading.RLock()  # guards the lazily built encoder and retrievers
 
     @property
     def encoder(self) -> Encoder:
         """The sentence encoder, loaded on first use."""
-        if self._encoder is None:
-            from kgp.ingest.embedding import Encoder
+        with self._lock:
+            if self._encoder is None:
+                from kgp.ingest.embedding import Encoder
 
-            self._encoder = Encoder(
-                model=self.settings.encoder,
-                device=self.settings.device,
-                batch_size=self.settings.embed_batch,
-            )
-        return self._encoder
+                self._encoder = Encoder(
+                    model=self.settings.encoder,
+                    device=self.settings.device,
+                    batch_size=self.settings.embed_batch,
+                )
+            return self._encoder
 
     def syncer(self, on_progress: Callable[[Progress], None] | None = None) -> Syncer:
         from kgp.ingest.sync import Syncer
@@ -112,7 +119,8 @@ class KnowledgeGraph:
     ) -> SyncReport:
         """Load a ``[{title, text}]`` JSON corpus, one passage per entry (the same removal
         guard as :meth:`sync`)."""
-        from kgp.ingest.sync import Syncer, corpus_settings
+        from kgp.ingest.sources import corpus_settings
+        from kgp.ingest.sync import Syncer
 
         settings = corpus_settings(self.settings)
         syncer = Syncer(store=self.store, settings=settings, encoder=self.encoder)
@@ -179,28 +187,29 @@ class KnowledgeGraph:
         """A retriever bound to this graph (default scorer, seeder and method from the
         settings; method ``kgp``, ``gnn`` for GNN-Ret or ``rgnn`` for RGNN-Ret). The client keeps
         one per configuration: models load once and passages stay cached between questions until
-        the graph changes."""
+        the graph changes. Safe to call from many threads."""
+        from kgp.agents.context import RetrievalConfig
         from kgp.agents.retriever import Retriever
 
-        how = method or self.settings.method
-        key = (scorer or self.settings.scorer, seeder or self.settings.seeder, order, how)
-        if key not in self._retrievers:
-            self._retrievers[key] = Retriever(
-                self.store,
-                self.encoder.encode,
-                scorer=key[0],
-                seeder=key[1],
-                order=order,
-                seeds=self.settings.seeds,
-                branching=self.settings.branching,
-                max_df=self.settings.keyword_max_df,
-                settings=self.settings,
-                method=how,
-            )
-        return self._retrievers[key]
+        config = RetrievalConfig.from_settings(
+            self.settings, scorer=scorer, seeder=seeder, order=order, method=method
+        )
+        with self._lock:
+            if config not in self._retrievers:
+                self._retrievers[config] = Retriever(self.store, self.encoder.encode, config)
+            return self._retrievers[config]
+
+    def save_trace(self, retrieval: Retrieval, *, scorer: str, seeder: str) -> str:
+        """Keep a retrieval in the graph as a ``Trace`` (for Neo4j Browser); its id."""
+        from kgp.agents.results import trace_rows
+
+        rows = trace_rows(retrieval, scorer=scorer, seeder=seeder)
+        return self.store.save_trace(rows.trace, rows.passages, rows.tables, rows.steps)
 
     def _changed(self) -> None:
-        for retriever in self._retrievers.values():
+        with self._lock:
+            retrievers = list(self._retrievers.values())
+        for retriever in retrievers:
             retriever.forget()
 
     def retrieve(
@@ -275,10 +284,18 @@ class KnowledgeGraph:
 
 
 def open(
-    *, tracer: Tracer | None = None, loaded_encoder: Encoder | None = None, **overrides: Any
+    *,
+    settings: Settings | None = None,
+    tracer: Tracer | None = None,
+    loaded_encoder: Encoder | None = None,
+    **overrides: Any,
 ) -> KnowledgeGraph:
-    """Open the knowledge graph the settings describe (overrides are settings fields); an
-    encoder already loaded (``loaded_encoder``) can be shared with it."""
-    settings = load_settings(**overrides)
+    """Open the knowledge graph the settings describe (overrides are settings fields, or
+    ``settings`` already loaded, without overrides); an encoder already loaded
+    (``loaded_encoder``) can be shared with it."""
+    if settings is not None and overrides:
+        raise TypeError("open() takes settings or settings overrides, not both")
+    if settings is None:
+        settings = load_settings(**overrides)
     store = store_from_settings(settings, tracer=tracer).open()
     return KnowledgeGraph(settings=settings, store=store, encoder=loaded_encoder)

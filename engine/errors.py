@@ -11,10 +11,14 @@ failed, where, and what to do::
     ├── DocumentError           a document cannot be read or ingested
     ├── ModelMissingError       a model path or package is missing
     ├── LlmError                the language-model endpoint failed or cannot be reached
-    └── RemovalRefusedError     a sync would remove every document, or too many of them
+    ├── RemovalRefusedError     a sync would remove every document, or too many of them
+    ├── TrainingError           training cannot go on (out of memory, no usable data)
+    └── QueryNotFoundError      no Cypher query of that name (also a LookupError)
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class KgpError(Exception):
@@ -53,6 +57,24 @@ class RemovalRefusedError(KgpError):
         super().__init__(message)
         self.would_remove = would_remove
         self.stored = stored
+
+    def as_dict(self) -> dict[str, Any]:
+        """The refusal as plain data: what would have been removed, of how many stored."""
+        return {
+            "refused": True,
+            "error": str(self),
+            "would_remove": self.would_remove,
+            "stored": self.stored,
+        }
+
+
+class TrainingError(KgpError):
+    """Training cannot go on (out of memory, no usable data)."""
+
+
+class QueryNotFoundError(KgpError, LookupError):
+    """No Cypher query file of that name exists for the dialect (a broken install or a typo in
+    kgp's code, never the user's input)."""
 
 
 class KgpWarning(UserWarning):

@@ -26,6 +26,7 @@ from pydantic_settings import (
 )
 
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
+DEFAULT_K = 30  # passages a retrieval returns unless told (KGP_BUDGET, kgp eval --k)
 
 
 class StoreKind(StrEnum):
@@ -101,7 +102,7 @@ class Settings(BaseSettings):
     max_removal_share: float = Field(default=0.5, ge=0.0, le=1.0)
     tables: bool = True
 
-    budget: int = Field(default=30, ge=1, le=10_000)
+    budget: int = Field(default=DEFAULT_K, ge=1, le=10_000)
     seeds: int = Field(default=10, ge=1, le=1_000)
     branching: int = Field(default=3, ge=1, le=100)
     # chosen on train/ by tests/bench/retrieval_bench.py (README, Retrieval)

@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import numpy as np
+from kgp.ingest.document import ReadDocument
 from kgp.ingest.keywords import KeywordExtractor
-from kgp.ingest.readers import ReadDocument
 from kgp.ingest.tables import table_passages
 from kgp.ingest.text import normalise, sentences, windows
 from kgp.settings import PassageMode, Settings

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kgp.errors import DocumentError
-from kgp.ingest.readers import Page, ReadDocument, Section
+from kgp.ingest.document import Page, ReadDocument, Section
 from kgp.ingest.tables import is_caption, markdown_table
 from kgp.stores.model import TableRecord
 

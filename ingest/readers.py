@@ -1,45 +1,15 @@
-"""Readers turn a file into pages of text sections and tables. Add a format by registering a
-``Reader`` for its suffixes with :func:`register`."""
+"""Readers turn a file into pages of text sections and tables (:mod:`kgp.ingest.document`). Add a
+format by registering a ``Reader`` factory for its suffixes with :func:`register`; the PDF reader
+(PyMuPDF, camelot) is imported the first time a PDF is read."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from kgp.errors import DocumentError
-from kgp.stores.model import TableRecord
-
-
-@dataclass(frozen=True, slots=True)
-class Section:
-    """Text under one heading (``heading`` is empty for plain text and PDF pages)."""
-
-    heading: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Page:
-    number: int
-    sections: tuple[Section, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ReadDocument:
-    title: str
-    kind: str
-    pages: tuple[Page, ...]
-    tables: tuple[TableRecord, ...] = field(default=())
-
-
-class Reader(Protocol):
-    kind: str
-
-    def read(self, path: Path, data: bytes, *, tables: bool = True) -> ReadDocument: ...
-
+from kgp.ingest.document import Page, ReadDocument, Reader, Section
 
 _READERS: dict[str, Callable[[], Reader]] = {}
 
@@ -131,7 +101,7 @@ register((".md", ".markdown"), MarkdownReader)
 
 
 def _pdf_factory() -> Reader:
-    from kgp.ingest.pdf import PdfReader
+    from kgp.ingest.pdf import PdfReader  # pdf imports only kgp.ingest.document: no cycle
 
     return PdfReader()
 

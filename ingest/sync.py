@@ -6,11 +6,9 @@ each document is still written by its own single transaction."""
 
 from __future__ import annotations
 
-import json
-import os
 import stat
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -21,8 +19,9 @@ from kgp.errors import ConfigurationError, DocumentError, KgpError, RemovalRefus
 from kgp.ingest.builder import Draft, Source, draft, embed_drafts, sha256, with_embeddings
 from kgp.ingest.edges import SimilarityLinker
 from kgp.ingest.embedding import Encoder
-from kgp.ingest.readers import Page, ReadDocument, Section, reader_for, supported_suffixes
-from kgp.settings import DEFAULT_ENCODER, PassageMode, Settings
+from kgp.ingest.readers import reader_for, supported_suffixes
+from kgp.ingest.sources import Candidate, corpus_candidates, file_loader, groups, walk_files
+from kgp.settings import DEFAULT_ENCODER, Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import (
     DocumentGraph,
@@ -31,11 +30,6 @@ from kgp.stores.model import (
     passage_id,
     text_hash,
 )
-
-# Documents are embedded and linked in groups: the encoder sorts a group's texts by length, so
-# bigger groups waste less on padding (groups of 64 ran at a third of the encoder's speed).
-GROUP_PASSAGES = 4096
-GROUP_DOCUMENTS = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,16 +73,6 @@ class Progress:
     path: str
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A document found in the source: how to get its content."""
-
-    doc_id: str
-    path: str
-    load: Callable[[], tuple[bytes, ReadDocument | None]]
-    size: int
-
-
 class Syncer:
     """Brings a store in line with a folder or a corpus. Construct with the open store."""
 
@@ -113,7 +97,7 @@ class Syncer:
         """Supported files under ``root`` (hidden ones excluded, symlinks leaving it and
         symlinked folders listed under ``skipped``)."""
         linked: list[Path] = []
-        files = sorted(_walk(root.resolve(), linked))
+        files = sorted(walk_files(root.resolve(), linked))
         for folder in linked:
             report.skipped.append(
                 Skipped(
@@ -154,7 +138,7 @@ class Syncer:
             if not stat.S_ISREG(info.st_mode):
                 report.ignored.append(rel)
                 continue
-            found.append(Candidate(rel, rel, _file_loader(path), info.st_size))
+            found.append(Candidate(rel, rel, file_loader(path), info.st_size))
         return found
 
     # -- sync --------------------------------------------------------------------------------
@@ -234,7 +218,7 @@ class Syncer:
         done = 0
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgp-write") as writer:
             pending: Future[None] | None = None
-            for group in _groups(todo, self.settings):
+            for group in groups(todo, self.settings):
                 prepared = self._prepare(group, stored, report)
                 if pending is not None:
                     pending.result()
@@ -398,90 +382,3 @@ def encoder_identity(name: str) -> str:
 def _reason(exc: KgpError, path: str) -> str:
     text = str(exc)
     return text[len(path) + 2 :] if text.startswith(path + ": ") else text
-
-
-def _walk(root: Path, linked: list[Path]) -> Iterator[Path]:
-    """Files under ``root``, hidden ones left out; symlinked folders are not entered but
-    collected in ``linked``."""
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        keep = []
-        for name in sorted(dirnames):
-            if name.startswith("."):
-                continue
-            if (Path(dirpath) / name).is_symlink():
-                linked.append(Path(dirpath) / name)
-            else:
-                keep.append(name)
-        dirnames[:] = keep
-        for name in filenames:
-            if not name.startswith("."):
-                yield Path(dirpath) / name
-
-
-def _file_loader(path: Path) -> Callable[[], tuple[bytes, ReadDocument | None]]:
-    def load() -> tuple[bytes, ReadDocument | None]:
-        try:
-            before = path.stat()
-            with open(path, "rb") as handle:
-                data = handle.read()
-            after = path.stat()
-        except FileNotFoundError:
-            raise DocumentError(f"{path}: vanished during the sync") from None
-        except PermissionError:
-            raise DocumentError(f"{path}: no read permission; chmod it or remove it") from None
-        except OSError as exc:
-            raise DocumentError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns) or len(
-            data
-        ) != after.st_size:
-            raise DocumentError(f"{path}: changed during the sync; sync again when it is written")
-        return data, None
-
-    return load
-
-
-def _groups(candidates: list[Candidate], settings: Settings) -> Iterator[list[Candidate]]:
-    group: list[Candidate] = []
-    budget = 0
-    for cand in candidates:
-        group.append(cand)
-        budget += max(1, cand.size // 120)  # about one passage per 120 bytes of text
-        if len(group) >= GROUP_DOCUMENTS or budget >= GROUP_PASSAGES:
-            yield group
-            group, budget = [], 0
-    if group:
-        yield group
-
-
-def corpus_candidates(path: Path, prefix: str) -> Iterable[Candidate]:
-    """Entries of a ``[{title, text}]`` JSON corpus as documents of one passage each."""
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DocumentError(f"{path}: not a readable JSON corpus ({exc})") from None
-    if not isinstance(entries, list):
-        raise DocumentError(f"{path}: a corpus is a JSON list of {{title, text}} objects")
-    seen: set[tuple[str, str]] = set()
-    for n, entry in enumerate(entries):
-        if not isinstance(entry, dict) or "text" not in entry:
-            raise DocumentError(f"{path}: entry {n} has no text; expected {{title, text}}")
-        title, text = str(entry.get("title", "")), str(entry["text"])
-        if (title, text) in seen:
-            continue
-        seen.add((title, text))
-        data = json.dumps({"title": title, "text": text}, ensure_ascii=False).encode()
-        # the title leads the passage, as in dense retrievers' "title + text" convention: a
-        # Wikipedia-style paragraph often names its subject only in the title
-        body = f"{title}\n{text}" if title else text
-        read = ReadDocument(title=title, kind="corpus", pages=(Page(1, (Section("", body),)),))
-        doc_id = f"{prefix}/{n}"
-        yield Candidate(doc_id, doc_id, _fixed(data, read), len(data))
-
-
-def _fixed(data: bytes, read: ReadDocument) -> Callable[[], tuple[bytes, ReadDocument | None]]:
-    return lambda: (data, read)
-
-
-def corpus_settings(settings: Settings) -> Settings:
-    """Benchmark corpora: each paragraph is one passage."""
-    return settings.model_copy(update={"passage_mode": PassageMode.WHOLE})

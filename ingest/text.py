@@ -1,9 +1,9 @@
-"""Pure text functions: passages (sentences or windows) and words for keywords."""
+"""Pure text functions: a text cut into passages (sentences or windows). Words are
+``kgp.text``'s."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9À-ÖØ-Þ])")
@@ -66,11 +66,3 @@ def windows(text: str, size: int = 250, overlap: int = 50) -> list[str]:
         space = flat.find(" ", nxt)
         start = space + 1 if 0 <= space < end else max(start + 1, nxt)
     return [w for w in out if w]
-
-
-_WORD = re.compile(r"[^\W_][\w'’-]*[^\W_]|[^\W_]", re.UNICODE)
-
-
-def words(text: str) -> Iterator[str]:
-    for match in _WORD.finditer(text.lower()):
-        yield match.group().replace("’", "'")

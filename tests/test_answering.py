@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from kgp.agents.reader import answer_prompt, fit_context, parse_citations
-from kgp.agents.retriever import RetrievedPassage
+from kgp.agents.results import RetrievedPassage
 from kgp.agents.structural import Reference, detect
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError, LlmError, ModelMissingError
@@ -227,6 +227,7 @@ def test_ask_answers_with_cited_passages(kg: KnowledgeGraph, llm: ChatServer) ->
     assert prompt.startswith("Given the following question and contexts")
 
 
+@pytest.mark.slow
 def test_reader_retries_rate_limits_and_server_errors(kg: KnowledgeGraph, llm: ChatServer) -> None:
     llm.script = [("status", 429), ("status", 503), ("status", 500)]
     client = graph_settings(kg, llm_base_url=llm.url, llm_model="m", llm_retries=3)
@@ -274,6 +275,7 @@ def synced(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data_dir
 
 
+@pytest.mark.slow
 def test_cli_ask(synced: Path, llm: ChatServer) -> None:
     env = {"KGP_LLM_BASE_URL": llm.url, "KGP_LLM_MODEL": "m"}
     done = run_kgp("--data-dir", str(synced), "ask", QUESTION, "--k", "6", env=env)
@@ -286,6 +288,7 @@ def test_cli_ask(synced: Path, llm: ChatServer) -> None:
     assert set(as_json["cited"]) <= set(as_json["context"])
 
 
+@pytest.mark.slow
 def test_cli_ask_without_or_with_a_broken_reader(synced: Path) -> None:
     done = run_kgp("--data-dir", str(synced), "ask", QUESTION, "--k", "3")
     assert done.returncode == 0 and done.stdout.startswith("Evidence:")
@@ -303,6 +306,7 @@ def test_cli_ask_without_or_with_a_broken_reader(synced: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_save_trace_keeps_the_paths_and_nothing_else_changes(synced: Path) -> None:
     from kgp.stores import FalkorStore
 

@@ -66,6 +66,7 @@ def test_trace_reports_queries(data_dir: Path) -> None:
     assert "trace count_labels" in done.stderr
 
 
+@pytest.mark.slow
 def test_doctor_ok(data_dir: Path) -> None:
     done = kgp("--data-dir", str(data_dir), "doctor", "--json")
     assert done.returncode == 0, done.stderr
@@ -74,6 +75,7 @@ def test_doctor_ok(data_dir: Path) -> None:
     assert {c["check"] for c in report["checks"]} == {"store", "encoder", "device", "versions"}
 
 
+@pytest.mark.slow
 def test_doctor_fails_on_missing_encoder(data_dir: Path, tmp_path: Path) -> None:
     done = kgp("--data-dir", str(data_dir), "doctor", env={"KGP_ENCODER": str(tmp_path / "nope")})
     assert done.returncode == 1
@@ -102,6 +104,7 @@ def test_errors_are_one_line_without_traceback(
     assert len(lines) == 1 and expected in lines[0], done.stderr
 
 
+@pytest.mark.slow
 def test_password_is_not_printed(data_dir: Path) -> None:
     env = {
         "KGP_STORE": "neo4j",
@@ -121,6 +124,7 @@ def test_data_dir_that_is_a_file(tmp_path: Path) -> None:
     assert "not writable" in done.stderr and "KGP_DATA_DIR" in done.stderr
 
 
+@pytest.mark.slow
 def test_sync_json_and_partial_exit_code(tmp_path: Path, data_dir: Path) -> None:
     from tests.corpus_files import write_corpus
 
@@ -168,6 +172,7 @@ def test_sync_of_a_missing_folder(tmp_path: Path, data_dir: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_sync_watch_follows_the_folder(tmp_path: Path, data_dir: Path) -> None:
     import queue
     import signal
@@ -211,6 +216,7 @@ def test_sync_watch_follows_the_folder(tmp_path: Path, data_dir: Path) -> None:
     assert proc.returncode in (0, 130)
 
 
+@pytest.mark.slow
 def test_retrieve_prints_passages_and_paths(tmp_path: Path, data_dir: Path) -> None:
     from tests.test_examples import EXAMPLES
 

@@ -80,6 +80,7 @@ def lint(files: list[Path]) -> tuple[int, dict[str, list[dict[str, object]]]]:
     return done.returncode, json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_neo4j_queries_pass_neo4j_analyzer() -> None:
     files = sorted((REPO / "cypher" / "neo4j").glob("*.cypher"))
     files += sorted((REPO / "cypher" / "browser").glob("*.cypher"))  # Browser's saved queries

@@ -226,6 +226,7 @@ def test_bad_input(tmp_path: Path) -> None:
         evaluate(dataset(tmp_path), kgp.open, tmp_path, retrievers=["oracle"])
 
 
+@pytest.mark.slow
 def test_cli_eval(tmp_path: Path) -> None:
     path = dataset(tmp_path)
     data_dir = tmp_path / "kb"

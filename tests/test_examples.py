@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.test_cli import kgp as kgp_cli
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "documents"
 
 
+@pytest.mark.slow
 def test_examples_sync_into_pages_passages_and_a_table(tmp_path: Path) -> None:
     done = kgp_cli("--data-dir", str(tmp_path / "kb"), "sync", str(EXAMPLES), "--json")
     assert done.returncode == 0, done.stderr

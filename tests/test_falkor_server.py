@@ -48,6 +48,7 @@ def test_data_survives_stop_and_restart(data_dir: Path) -> None:
         again.close()
 
 
+@pytest.mark.slow
 def test_sigkill_during_writes_leaves_whole_documents(data_dir: Path) -> None:
     """Kill -9 the server while documents are being written: after a restart each document is
     there whole, with every node and relationship, or not at all."""

@@ -11,17 +11,9 @@ from pathlib import Path
 
 import kgp
 import pytest
-from kgp.agents.gnn import (
-    GnnParams,
-    GnnRetriever,
-    Sample,
-    fit,
-    fit_beta,
-    hinge,
-    layer,
-    messages,
-    mix,
-)
+from kgp.agents.gnn import GnnParams, GnnRetriever, layer, messages
+from kgp.agents.gnn_fit import Sample, fit, fit_beta, hinge
+from kgp.agents.rgnn import mix
 from kgp.errors import ConfigurationError
 from kgp.evaluate import evaluate
 from kgp.ingest.embedding import Encoder
@@ -174,6 +166,7 @@ HOTPOT_ROWS = [
 ]
 
 
+@pytest.mark.slow
 def test_train_gnn_and_evaluate_it(tmp_path: Path, encoder: Encoder) -> None:
     data = tmp_path / "tiny_train.json"
     data.write_text(json.dumps(HOTPOT_ROWS))
@@ -183,7 +176,8 @@ def test_train_gnn_and_evaluate_it(tmp_path: Path, encoder: Encoder) -> None:
     )
     assert done.returncode == 0, done.stderr
     params = GnnParams.load(out)
-    assert 0.0 <= params.alphas[0] <= 1.0 and params.trained_on == [str(data)]
+    # the file holds what the command reported having fitted, for the data it was given
+    assert f"(alpha {params.alphas[0]}," in done.stdout and params.trained_on == [str(data)]
     again = run_kgp(
         "--data-dir", str(tmp_path / "kb"), "train", "gnn", str(data), "--output", str(out)
     )
@@ -199,6 +193,7 @@ def test_train_gnn_and_evaluate_it(tmp_path: Path, encoder: Encoder) -> None:
     assert "rgnn-ret" in result.unavailable and "chat model" in result.unavailable["rgnn-ret"]
 
 
+@pytest.mark.slow
 def test_cli_retrieve_with_gnn(tmp_path: Path) -> None:
     examples = Path(__file__).resolve().parents[1] / "examples" / "documents"
     data_dir = tmp_path / "kb"
@@ -261,6 +256,7 @@ MUSIQUE_ROW = {
 }
 
 
+@pytest.mark.slow
 def test_musique_sub_questions_and_fitting_beta(tmp_path: Path, encoder: Encoder) -> None:
     from kgp.qa import parse_item
 
@@ -272,7 +268,9 @@ def test_musique_sub_questions_and_fitting_beta(tmp_path: Path, encoder: Encoder
     assert [p[0] for _, p in item.steps] == ["Acme Pump Company", "Ada Park"]
     step = Sample({"a": 0.2, "b": 0.5, "c": 0.6}, {}, {"b"})
     params, losses = fit_beta([[step, step]], GnnParams(), competitors=3)
-    assert set(losses) == {round(n / 20, 4) for n in range(21)} and 0 <= params.beta <= 1
+    assert set(losses) == {round(n / 20, 4) for n in range(21)}
+    # beta is the grid point with the least loss (of equals, the one nearest the paper's 0.9)
+    assert params.beta == min(losses, key=lambda beta: (losses[beta], abs(beta - 0.9)))
     data = tmp_path / "musique_tiny.json"
     data.write_text(json.dumps([MUSIQUE_ROW]))
     out = tmp_path / "rgnn.json"
@@ -281,4 +279,4 @@ def test_musique_sub_questions_and_fitting_beta(tmp_path: Path, encoder: Encoder
     )
     assert done.returncode == 0, done.stderr
     assert "from 1 questions with sub-questions" in done.stdout and "rgnn: beta" in done.stderr
-    assert 0.0 <= GnnParams.load(out).beta <= 1.0
+    assert f"beta {GnnParams.load(out).beta} from 1 questions" in done.stdout

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 def test_icdar_tables_found_and_cell_text() -> None:
     from tests.bench.tables_icdar import evaluate
 
@@ -62,6 +63,7 @@ def pdf_graph(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Ite
         yield kg
 
 
+@pytest.mark.slow
 def test_a_page_the_named_document_lacks_is_never_taken_from_another(pdf_graph: Any) -> None:
     result = pdf_graph.retrieve("What does page 2 of health.pdf say?", 5)
     assert result.structure["documents"] == ["health.pdf"]
@@ -93,6 +95,7 @@ def test_a_page_the_named_document_lacks_is_never_taken_from_another(pdf_graph: 
         ),
     ],
 )
+@pytest.mark.slow
 def test_a_value_inside_a_table_is_found_by_a_content_question(
     pdf_graph: Any, question: str, document: str, row: str
 ) -> None:
@@ -107,6 +110,7 @@ def test_a_value_inside_a_table_is_found_by_a_content_question(
     assert found[0].table and found[0].table.startswith(f"{document}#page=")
 
 
+@pytest.mark.slow
 def test_tables_do_not_drown_prose(pdf_graph: Any) -> None:
     result = pdf_graph.retrieve("Who manages the station whose two pumps were replaced?", 5)
     wide = {"health.pdf", "budget.pdf", "nics-background-checks-2015-11.pdf"}

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import kgp
+import pytest
 from kgp.ingest.embedding import Encoder
 
 from tests.test_examples import EXAMPLES
@@ -37,6 +38,7 @@ def loaded(*args: str) -> list[str]:
     return list(json.loads(line.removeprefix("LOADED ")))
 
 
+@pytest.mark.slow
 def test_light_commands_never_load_models_or_the_neo4j_driver(
     tmp_path: Path, encoder: Encoder
 ) -> None:

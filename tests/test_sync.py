@@ -238,6 +238,7 @@ def test_unreadable_file(tmp_path: Path, graphs: Any) -> None:
     assert "no read permission" in {s.path: s.reason for s in report.skipped}["secret.txt"]
 
 
+@pytest.mark.slow
 def test_sigkill_during_sync_then_sync_equals_clean_sync(tmp_path: Path, graphs: Any) -> None:
     """Kill the syncing process at random points; the next sync repairs the graph."""
     folder = tmp_path / "docs"
@@ -290,11 +291,11 @@ def test_file_that_vanishes_changes_or_is_unreadable(
     import builtins
 
     from kgp.errors import DocumentError
-    from kgp.ingest.sync import _file_loader
+    from kgp.ingest.sources import file_loader
 
     path = tmp_path / "a.txt"
     path.write_text("first version")
-    load = _file_loader(path)
+    load = file_loader(path)
     path.unlink()
     with pytest.raises(DocumentError, match="vanished during the sync"):
         load()
@@ -311,7 +312,7 @@ def test_file_that_vanishes_changes_or_is_unreadable(
 
     monkeypatch.setattr(builtins, "open", growing_open)
     with pytest.raises(DocumentError, match="changed during the sync"):
-        _file_loader(path)()
+        file_loader(path)()
 
     def refusing_open(file: Any, *args: Any, **kwargs: Any) -> Any:
         if Path(file) == path:
@@ -320,7 +321,7 @@ def test_file_that_vanishes_changes_or_is_unreadable(
 
     monkeypatch.setattr(builtins, "open", refusing_open)
     with pytest.raises(DocumentError, match="no read permission"):
-        _file_loader(path)()
+        file_loader(path)()
 
 
 def test_add_and_remove_one_file(tmp_path: Path, encoder: Encoder) -> None:

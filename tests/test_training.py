@@ -10,19 +10,18 @@ from pathlib import Path
 import kgp
 import pytest
 from kgp.agents.generators import T5Generator
-from kgp.errors import ConfigurationError, DocumentError
+from kgp.errors import ConfigurationError, DocumentError, TrainingError
 from kgp.ingest.embedding import Encoder
 from kgp.qa import load_qa, parse_item
+from kgp.ranking import Bm25
 from kgp.training import (
-    Bm25,
     TrainConfig,
-    TrainingError,
-    _out_of_memory,
     build_pairs,
     load_training_data,
     train_mdr,
     train_t5,
 )
+from kgp.training.loop import _out_of_memory
 
 from tests.test_cli import kgp as run_kgp
 from tests.tiny_models import build_tiny_t5
@@ -205,6 +204,7 @@ def test_train_t5_on_a_tiny_model(tmp_path: Path) -> None:
         train_t5(pairs, str(tmp_path / "none"), tmp_path / "t5b")
 
 
+@pytest.mark.slow
 def test_cli_train(tmp_path: Path) -> None:
     path = data_file(tmp_path)
     out = tmp_path / "cli-mdr"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from kgp.stores import FalkorStore, GraphStore
 from kgp.stores.model import passage_id
 
@@ -155,6 +156,7 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
     assert store.migrate() == []
 
 
+@pytest.mark.slow
 def test_a_restart_that_replays_writes_keeps_searches_whole(data_dir: Path) -> None:
     """Replaying the append-only file indexes each replayed passage twice (an orphan each):
     searches still find every passage, and a store that started the server rebuilds the index

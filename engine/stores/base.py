@@ -3,17 +3,18 @@ this class holds everything that does not depend on the dialect."""
 
 from __future__ import annotations
 
-import re
 import time
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
 from kgp import cypher
 from kgp.errors import ConfigurationError
-from kgp.ingest.keywords import STOPWORDS
+from kgp.stores.maintenance import SCHEMA_VERSION, Row, StoreMaintenance
 from kgp.stores.model import (
     DocumentGraph,
     DocumentSummary,
@@ -25,25 +26,12 @@ from kgp.stores.model import (
     neighbour_rows,
 )
 from kgp.stores.tracer import QueryEvent, Tracer
+from kgp.text import query_terms
 
-Row = dict[str, Any]
 TIE = 1e-4  # similarities closer than this may be ordered differently by the index
-SCHEMA_VERSION = 2  # 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents
-
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-def query_terms(text: str, limit: int = 64) -> list[str]:
-    """The words of a free-text query, lower-cased and deduplicated, without any syntax and
-    without English stopwords (unless nothing else is left): neither FalkorDB's full-text
-    scoring nor Neo4j's default analyzer discounts them enough, and "what … of the …" drowned
-    the names that matter (MuSiQue dev, full-text recall@10: 8 % with them, 15 % without)."""
-    found = list(dict.fromkeys(word.lower() for word in _WORD.findall(text)))
-    content = [word for word in found if word not in STOPWORDS]
-    return (content or found)[:limit]
-
-
-class GraphStore(ABC):
+class GraphStore(StoreMaintenance):
     """A graph store holding kgp's schema. Construct, then ``open()`` (or use ``with``)."""
 
     dialect: cypher.Dialect
@@ -96,27 +84,26 @@ class GraphStore(ABC):
         params = dict(parameters or {})
         started = time.perf_counter()
         rows = self._execute(cypher.load(self.dialect, name), params, write=write)
+        for counter in _COUNTERS.get():
+            if counter.store is self:
+                counter.calls += 1
         if self.tracer is not None:
             self.tracer(QueryEvent(name, params, len(rows), time.perf_counter() - started))
         return rows
 
     @contextmanager
     def counting(self) -> Iterator[Callable[[], int]]:
-        """Count the store calls made inside the block (any tracer set keeps receiving them)."""
-        calls = 0
-        previous = self.tracer
-
-        def count(event: QueryEvent) -> None:
-            nonlocal calls
-            calls += 1
-            if previous is not None:
-                previous(event)
-
-        self.tracer = count
+        """Count the calls to this store made inside the block by this thread (this context):
+        ``with store.counting() as calls: ...; calls()``. Nothing shared is swapped, so threads
+        counting on one store each see their own calls, and the tracer sees every call. Work
+        handed to another thread is counted only if it runs in a copy of this context
+        (``contextvars.copy_context().run``)."""
+        counter = _CallCounter(self)
+        _COUNTERS.set((*_COUNTERS.get(), counter))
         try:
-            yield lambda: calls
+            yield lambda: counter.calls
         finally:
-            self.tracer = previous
+            _COUNTERS.set(tuple(c for c in _COUNTERS.get() if c is not counter))
 
     # -- operations --------------------------------------------------------------------------
 
@@ -342,88 +329,6 @@ class GraphStore(ABC):
         rows = self.run("passages_by_text_hash", {"hashes": wanted})
         return {str(r["hash"]): r["embedding"] for r in rows if r["embedding"] is not None}
 
-    def passages_needing_knn(self, limit: int = 1000, after: str = "") -> list[Row]:
-        """Passages flagged because a removed or replaced document held some of their SIMILAR
-        neighbours: id and embedding, in id order after ``after``."""
-        return self.run("passages_needing_knn", {"limit": limit, "after": after})
-
-    def similar_edges(self, ids: Iterable[str]) -> dict[str, list[tuple[str, float]]]:
-        """The SIMILAR out-edges of passages: ``{id: [(target, score), ...]}``."""
-        id_list = list(dict.fromkeys(ids))
-        out: dict[str, list[tuple[str, float]]] = {pid: [] for pid in id_list}
-        if id_list:
-            for row in self.run("similar_edges", {"ids": id_list}):
-                out[str(row["source"])].append((str(row["target"]), float(row["score"])))
-        return out
-
-    def weakest_links(self, ids: Iterable[str]) -> dict[str, tuple[int, float | None, bool]]:
-        """For passages by id: ``(degree, weakest score, flagged)`` of their SIMILAR out-edges
-        (absent ids are not in the graph)."""
-        id_list = list(dict.fromkeys(ids))
-        if not id_list:
-            return {}
-        return {
-            str(r["id"]): (
-                int(r["degree"]),
-                None if r["weakest"] is None else float(r["weakest"]),
-                bool(r["flagged"]),
-            )
-            for r in self.run("weakest_links", {"ids": id_list})
-        }
-
-    def weak_passages(self, threshold: float) -> list[str]:
-        """Passages whose weakest SIMILAR edge scores at most ``threshold``."""
-        return [str(r["id"]) for r in self.run("weak_passages", {"t": float(threshold)})]
-
-    def count_weak_edges(self, threshold: float, cap: int) -> int:
-        """SIMILAR edges scoring at most ``threshold``, counted up to ``cap``."""
-        rows = self.run("count_weak_edges", {"t": float(threshold), "cap": int(cap)})
-        return int(rows[0]["n"]) if rows else 0
-
-    def pending_documents(self) -> list[str]:
-        """Documents whose older neighbours were not yet linked to them (an interrupted sync)."""
-        return [str(r["id"]) for r in self.run("pending_documents")]
-
-    def replace_similar(
-        self, rows: Sequence[Mapping[str, Any]], *, done: Sequence[str] = ()
-    ) -> None:
-        """Replace the SIMILAR out-edges of passages (``{source, targets: [{id, score,
-        method}]}``), clear their NEEDS_KNN flags and the pending mark of documents ``done``,
-        in one query."""
-        if rows or done:
-            params = {"rows": [dict(r) for r in rows], "done": list(done)}
-            self.run("replace_similar", params, write=True)
-
-    # -- schema versions ---------------------------------------------------------------------
-
-    def migrate(self) -> list[str]:
-        """Bring a graph written by an older kgp to the current schema; the steps taken."""
-        rows = self.run("graph_schema")
-        if not rows and not self.run("count_labels"):
-            return []  # an empty graph: its first sync records the schema
-        version = int(rows[0]["schema"]) if rows and rows[0]["schema"] is not None else 1
-        if version == SCHEMA_VERSION:
-            return []
-        steps: list[str] = []
-        if version < 2:
-            steps += self._migrate_to_2()
-        self.run("set_graph_schema", {"schema": SCHEMA_VERSION}, write=True)
-        return steps
-
-    def _migrate_to_2(self) -> list[str]:
-        """Flags become relationships (every passage flagged for an exact refill), passages
-        get text hashes, and the vector index is rebuilt without orphans."""
-        from kgp.stores.model import text_hash
-
-        self.run("migrate_flags", write=True)
-        after = ""
-        while rows := self.run("passages_without_text_hash", {"limit": 2000, "after": after}):
-            hashed = [{"id": r["id"], "hash": text_hash(str(r["text"] or ""))} for r in rows]
-            self.run("set_text_hashes", {"rows": hashed}, write=True)
-            after = str(rows[-1]["id"])
-        self.rebuild_vector_index()
-        return ["schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt"]
-
     def checkpoint(self) -> None:
         """Make the store quick to reopen after many writes (FalkorDB compacts its log);
         nothing to do for stores that manage their own files."""
@@ -433,32 +338,14 @@ class GraphStore(ABC):
         """Delete every node and relationship (for tests and ``kgp reset``)."""
         self.run("clear", write=True)
 
-    def dump(self) -> tuple[list[Row], list[Row]]:
-        """Every node (without embeddings) and every relationship, in a canonical order."""
-        nodes = [
-            {"label": r["label"], "key": r["key"], "props": _clean(r["props"])}
-            for r in self.run("dump_nodes")
-        ]
-        rels = [
-            {
-                "type": r["type"],
-                "source": r["source"],
-                "target": r["target"],
-                "props": _clean(r["props"]),
-            }
-            for r in self.run("dump_relationships")
-        ]
-        nodes.sort(key=lambda n: (n["label"], str(n["key"])))
-        rels.sort(
-            key=lambda r: (
-                r["type"],
-                str(r["source"]),
-                str(r["target"]),
-                sorted(r["props"].items()),
-            )
-        )
-        return nodes, rels
+
+@dataclass(eq=False, slots=True)
+class _CallCounter:
+    """The calls to one store counted by one ``counting()`` block."""
+
+    store: GraphStore
+    calls: int = 0
 
 
-def _clean(props: Mapping[str, Any] | None) -> dict[str, Any]:
-    return {k: v for k, v in dict(props or {}).items() if v is not None}
+# the counting() blocks open in this context (each thread starts with none)
+_COUNTERS: ContextVar[tuple[_CallCounter, ...]] = ContextVar("kgp_store_counters", default=())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import math
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -11,12 +10,14 @@ from typing import Any, Self
 
 import redis
 from falkordb import FalkorDB, Graph
-from kgp import cypher
+from kgp import cypher, ranking
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
-from kgp.stores.base import GraphStore, Row, query_terms
+from kgp.stores.base import GraphStore
 from kgp.stores.falkor_server import EmbeddedServer
+from kgp.stores.maintenance import Row
 from kgp.stores.model import SearchHit
 from kgp.stores.tracer import Tracer
+from kgp.text import query_terms
 
 # Range indexes: (label or relationship type, query, properties). The vector index is created
 # last: adding an index to a label re-indexes its nodes, which in FalkorDB 4.16 would leave an
@@ -215,16 +216,11 @@ class FalkorStore(GraphStore):
         if not terms or limit < 1:
             return []
         rows = self.run("fulltext_terms", {"terms": terms, "cap": max(FULLTEXT_CAP, limit)})
-        scores: dict[str, float] = {}
-        for row in rows:
-            n, df = int(row["n"]), int(row["df"])
-            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            for pid in row["ids"]:
-                scores[str(pid)] = scores.get(str(pid), 0.0) + idf
+        postings = [(int(row["df"]), [str(pid) for pid in row["ids"]]) for row in rows]
+        scores = ranking.binary(postings, total=int(rows[0]["n"])) if rows else {}
         if not scores:  # every term is common: the index's own order
             return super().fulltext_search(text, limit)
-        ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
-        return [SearchHit(pid, round(score, 6)) for pid, score in ranked]
+        return [SearchHit(pid, round(score, 6)) for pid, score in ranking.top(scores, limit)]
 
     def ensure_schema(self, dimension: int) -> None:
         indexed: set[tuple[str, str, str]] = set()

@@ -9,7 +9,8 @@ from typing import Any, Self
 import neo4j
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
 from kgp.settings import redact_url
-from kgp.stores.base import GraphStore, Row
+from kgp.stores.base import GraphStore
+from kgp.stores.maintenance import Row
 from kgp.stores.tracer import Tracer
 from neo4j import GraphDatabase, RoutingControl
 from neo4j import exceptions as neo4j_errors

@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from kgp.ingest.embedding import Encoder
-from kgp.ingest.sync import Syncer, SyncReport, corpus_settings
+from kgp.ingest.sources import corpus_settings
+from kgp.ingest.sync import Syncer, SyncReport
 from kgp.settings import load_settings
 from kgp.stores import FalkorStore
 

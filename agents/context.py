@@ -1,0 +1,143 @@
+"""What a retrieval is configured with (:class:`RetrievalConfig`, frozen) and what its parts may
+use (:class:`Services`): the store, the graph's encoder, the passage cache and GNN-Ret. Scorer
+and seeder factories registered in ``kgp.names`` receive the services, never the retriever."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from kgp.agents.passages import PassageCache
+from kgp.errors import ConfigurationError
+from kgp.names import METHODS, ORDERS, SCORERS, SEEDERS
+from kgp.settings import Settings
+from kgp.stores.base import GraphStore
+from kgp.stores.model import EdgeKind
+
+if TYPE_CHECKING:
+    from kgp.agents.gnn import GnnRetriever
+
+QUESTION_VECTORS = 256  # question vectors remembered (the seeder, scorer and order share one)
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalConfig:
+    """How to retrieve. ``models`` gives the model paths, the chat endpoint and GNN-Ret's
+    parameters (the settings, themselves frozen); without it only the scorers and methods that
+    need none of them can run."""
+
+    method: str = "kgp"  # kgp.names.METHODS
+    scorer: str = "tfidf"  # kgp.names.SCORERS
+    seeder: str = "hybrid"  # kgp.names.SEEDERS
+    order: str = "question"  # kgp.names.ORDERS; GNN-Ret's order is its own ranking
+    seeds: int = 10
+    branching: int = 3
+    kinds: tuple[EdgeKind, ...] = tuple(EdgeKind)
+    neighbour_limit: int = 30
+    max_df: int = 50
+    models: Settings | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        METHODS.check(self.method)
+        SCORERS.check(self.scorer)
+        SEEDERS.check(self.seeder)
+        ORDERS.check(self.order)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **choices: Any) -> RetrievalConfig:
+        """The settings' defaults, with ``choices`` (fields of this class; None keeps the
+        setting)."""
+        config = cls(
+            method=settings.method,
+            scorer=settings.scorer,
+            seeder=settings.seeder,
+            seeds=settings.seeds,
+            branching=settings.branching,
+            max_df=settings.keyword_max_df,
+            models=settings,
+        )
+        return replace(config, **{k: v for k, v in choices.items() if v is not None})
+
+    @property
+    def final_order(self) -> str:
+        return self.order if self.method == "kgp" else "visit"
+
+    def chat_settings(self, missing: str) -> Settings | None:
+        """The settings when a chat model is configured; None, or with ``missing`` a
+        ConfigurationError saying so."""
+        if self.models is None or not self.models.llm_base_url or not self.models.llm_model:
+            if missing:
+                raise ConfigurationError(missing)
+            return None
+        return self.models
+
+
+class OnFirstUse:
+    """A value built by ``build`` the first time it is asked for (thread-safe): models load on
+    the first question, never in a constructor."""
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self._build = build
+        self._value: Any = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._value is None:
+                self._value = self._build()
+            return self._value
+
+
+class QuestionVectors:
+    """The encoder, remembering recent single texts' vectors (a question is embedded once for
+    the seeder, the scorer and the final order); safe to share between threads."""
+
+    def __init__(self, embed: Callable[[list[str]], np.ndarray]) -> None:
+        self._embed = embed
+        self._held: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        if len(texts) != 1:
+            return self._embed(texts)
+        with self._lock:
+            found = self._held.get(texts[0])
+        if found is None:
+            found = self._embed(texts)
+            with self._lock:
+                if len(self._held) >= QUESTION_VECTORS:
+                    self._held.clear()
+                self._held[texts[0]] = found
+        return found
+
+
+class Services:
+    """What scorers, seeders and methods may use. GNN-Ret is built on first use."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        embed: Callable[[list[str]], np.ndarray],
+        config: RetrievalConfig,
+        *,
+        passages: PassageCache | None = None,
+    ) -> None:
+        self.store = store
+        self.embed = embed
+        self.config = config
+        self.passages = passages or PassageCache(store)
+        self._gnn: GnnRetriever | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def gnn(self) -> GnnRetriever:
+        with self._lock:
+            if self._gnn is None:
+                from kgp.agents.gnn import GnnRetriever, gnn_params
+
+                params = gnn_params(self.config.models)
+                self._gnn = GnnRetriever(self.store, self.embed, params, max_df=self.config.max_df)
+            return self._gnn

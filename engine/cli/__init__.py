@@ -1,0 +1,83 @@
+"""The ``kgp`` command line, a thin layer over the library (:mod:`kgp.client`). Machine output
+with ``--json``; messages and progress on stderr; failures exit non-zero with one line that says
+what failed and what to do.
+
+Each command lives in its own module and is registered here, in the order ``kgp --help`` lists
+them."""
+
+from __future__ import annotations
+
+import logging
+import signal
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from kgp.cli.context import Context
+from kgp.cli.doctor import doctor
+from kgp.cli.evaluation import eval_command
+from kgp.cli.output import check_k, emit_json, fail
+from kgp.cli.query import ask, retrieve
+from kgp.cli.stats import stats
+from kgp.cli.sync import sync
+from kgp.cli.train import train_app
+from kgp.settings import StoreKind
+
+__all__ = ["Context", "app", "check_k", "emit_json", "fail", "main"]
+
+app = typer.Typer(
+    name="kgp",
+    help="Knowledge Graph Prompting: multi-document retrieval over a graph database.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain help: flags without a "<bool>" metavar
+)
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    data_dir: Annotated[
+        Path | None, typer.Option(help="Data directory of the embedded store (KGP_DATA_DIR).")
+    ] = None,
+    store: Annotated[
+        StoreKind | None, typer.Option(help="Graph store: embedded or neo4j (KGP_STORE).")
+    ] = None,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Print every store query and its time.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress output.")] = False,
+) -> None:
+    """Knowledge Graph Prompting over a graph database.
+
+    Example: kgp --data-dir ./kb stats --json
+    """
+    overrides: dict[str, Any] = {}
+    if data_dir is not None:
+        overrides["data_dir"] = data_dir
+    if store is not None:
+        overrides["store"] = store
+    ctx.obj = Context(overrides=overrides, trace=trace, quiet=quiet)
+
+
+app.command()(stats)
+app.command()(sync)
+app.command()(retrieve)
+app.command()(ask)
+app.command(name="eval")(eval_command)
+app.command()(doctor)
+app.add_typer(train_app, name="train")
+
+
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP end a command as Ctrl-C does: stores close (the embedded server stops
+    when it was the last user), then the process exits with 128 + the signal's number."""
+    raise SystemExit(128 + signum)
+
+
+def main() -> None:
+    logging.getLogger("neo4j").addHandler(logging.NullHandler())  # errors are reported by kgp
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _stop)
+    app()

@@ -1,0 +1,3 @@
+from kgp.cli import main
+
+main()

@@ -1,0 +1,43 @@
+"""What every command gets from the global options: the settings to load, how to open the
+graph, and whether to trace queries or draw progress."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgp.cli.output import err
+from kgp.client import KnowledgeGraph, QueryEvent, Tracer, summarise
+from kgp.client import open as open_graph
+from kgp.settings import Settings, load_settings
+
+
+@dataclass
+class Context:
+    overrides: dict[str, Any] = field(default_factory=dict)
+    trace: bool = False
+    quiet: bool = False
+
+    def settings(self) -> Settings:
+        return load_settings(**self.overrides)
+
+    def open(self, settings: Settings) -> KnowledgeGraph:
+        """The graph of ``settings`` (loaded once by the command), traced with ``--trace``."""
+        return open_graph(settings=settings, tracer=self.tracer())
+
+    def open_with(self, **overrides: Any) -> KnowledgeGraph:
+        """A graph of the global options plus ``overrides`` (eval and train build several)."""
+        return open_graph(**{**self.overrides, **overrides})
+
+    def tracer(self) -> Tracer | None:
+        return self._trace if self.trace else None
+
+    def _trace(self, event: QueryEvent) -> None:
+        params = json.dumps(summarise(event.parameters), default=str)
+        err.print(
+            f"[dim]trace {event.name} {event.seconds * 1000:.1f} ms "
+            f"rows={event.rows} {params}[/dim]",
+            highlight=False,
+            markup=True,
+        )

@@ -1,0 +1,126 @@
+"""``kgp sync``: make the graph equal to a folder, once or while watching it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from kgp.cli.context import Context
+from kgp.cli.output import emit_json, err, fail
+from kgp.client import KnowledgeGraph
+from kgp.errors import KgpError, RemovalRefusedError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+if TYPE_CHECKING:  # imported by the sync itself: kgp --help stays quick
+    from kgp.ingest.sync import Progress as SyncProgress
+    from kgp.ingest.sync import SyncReport
+
+
+def sync(
+    ctx: typer.Context,
+    folder: Annotated[Path, typer.Argument(help="Folder of documents (PDF, text, Markdown).")],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="Keep following the folder after the sync.")
+    ] = False,
+    corpus: Annotated[
+        bool,
+        typer.Option(
+            "--corpus", help="FOLDER is a JSON corpus file [{title, text}], one passage each."
+        ),
+    ] = False,
+    allow_removal: Annotated[
+        bool,
+        typer.Option(
+            "--allow-removal",
+            help="Remove documents even when the folder lacks all of them, or more than "
+            "KGP_MAX_REMOVAL_SHARE (default half) of 10 or more; without it such a sync is "
+            "refused and changes nothing.",
+        ),
+    ] = False,
+) -> None:
+    """Make the graph equal to a folder: add new files, replace changed ones, remove deleted ones.
+
+    Exit code 2 when some files could not be synced (listed under skipped); 1 with one line
+    when the sync was refused (it would remove every document, or too many).
+
+    Example: kgp sync ./documents --json
+    """
+    state: Context = ctx.obj
+    out = Console(stderr=as_json, soft_wrap=True)
+    try:
+        settings = state.settings()
+        with state.open(settings) as kg:
+            if corpus:
+                report = kg.sync_corpus(folder, allow_removal=allow_removal)
+            else:
+                report = _sync_with_progress(kg, folder, quiet=state.quiet, allow=allow_removal)
+            _show(report, as_json=as_json, out=out)
+            if watch and not corpus:
+                err.print(f"watching {folder} (Ctrl-C to stop)", highlight=False)
+                kg.watch(
+                    folder,
+                    lambda moved: _show(moved, as_json=as_json, out=out),
+                    allow_removal=allow_removal,
+                )
+    except RemovalRefusedError as refused:
+        if as_json:
+            emit_json(refused.as_dict())
+        raise fail(str(refused)) from None
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    if report.partial:
+        raise typer.Exit(2)
+
+
+def _show(report: SyncReport | RemovalRefusedError, *, as_json: bool, out: Console) -> None:
+    """One sync's outcome: JSON on stdout, or the summary line (a refusal as a warning)."""
+    if isinstance(report, RemovalRefusedError):
+        if as_json:
+            emit_json(report.as_dict())
+        else:
+            err.print(f"kgp: refused: {report}", highlight=False, markup=False, soft_wrap=True)
+    elif as_json:
+        emit_json(report.as_dict())
+    else:
+        _print_report(report, out)
+
+
+def _print_report(report: SyncReport, out: Console) -> None:
+    out.print(
+        f"added {len(report.added)}, changed {len(report.changed)}, removed {len(report.removed)}, "
+        f"unchanged {report.unchanged}, skipped {len(report.skipped)}; {report.passages} passages "
+        f"in {report.seconds:.1f} s",
+        highlight=False,
+    )
+    for item in report.skipped:
+        out.print(f"  skipped {item.path}: {item.reason}", highlight=False, markup=False)
+
+
+def _sync_with_progress(
+    kg: KnowledgeGraph, folder: Path, *, quiet: bool, allow: bool
+) -> SyncReport:
+    if quiet:
+        return kg.sync(folder, allow_removal=allow)
+    columns = (
+        TextColumn("sync"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("sync", total=None, rate="")
+        started = time.perf_counter()
+
+        def update(event: SyncProgress) -> None:
+            elapsed = max(time.perf_counter() - started, 1e-6)
+            rate = f"{event.done / elapsed:.1f} docs/s, {event.passages / elapsed:.0f} passages/s"
+            bar.update(task, total=event.total, completed=event.done, rate=rate)
+
+        return kg.sync(folder, on_progress=update, allow_removal=allow)

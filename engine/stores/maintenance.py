@@ -1,0 +1,135 @@
+"""What keeps a stored graph whole, for every store: the bookkeeping of SIMILAR edges (the exact
+k nearest of each passage, flags for refills, documents whose reverse edges are pending), schema
+migrations and the canonical dump that tests compare graphs by. :class:`GraphStore` inherits it;
+everything here goes through ``run`` with named queries."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+Row = dict[str, Any]
+SCHEMA_VERSION = 2  # 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents
+
+
+class StoreMaintenance(ABC):
+    @abstractmethod
+    def run(
+        self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False
+    ) -> list[Row]: ...
+
+    @abstractmethod
+    def rebuild_vector_index(self) -> None: ...
+
+    def passages_needing_knn(self, limit: int = 1000, after: str = "") -> list[Row]:
+        """Passages flagged because a removed or replaced document held some of their SIMILAR
+        neighbours: id and embedding, in id order after ``after``."""
+        return self.run("passages_needing_knn", {"limit": limit, "after": after})
+
+    def similar_edges(self, ids: Iterable[str]) -> dict[str, list[tuple[str, float]]]:
+        """The SIMILAR out-edges of passages: ``{id: [(target, score), ...]}``."""
+        id_list = list(dict.fromkeys(ids))
+        out: dict[str, list[tuple[str, float]]] = {pid: [] for pid in id_list}
+        if id_list:
+            for row in self.run("similar_edges", {"ids": id_list}):
+                out[str(row["source"])].append((str(row["target"]), float(row["score"])))
+        return out
+
+    def weakest_links(self, ids: Iterable[str]) -> dict[str, tuple[int, float | None, bool]]:
+        """For passages by id: ``(degree, weakest score, flagged)`` of their SIMILAR out-edges
+        (absent ids are not in the graph)."""
+        id_list = list(dict.fromkeys(ids))
+        if not id_list:
+            return {}
+        return {
+            str(r["id"]): (
+                int(r["degree"]),
+                None if r["weakest"] is None else float(r["weakest"]),
+                bool(r["flagged"]),
+            )
+            for r in self.run("weakest_links", {"ids": id_list})
+        }
+
+    def weak_passages(self, threshold: float) -> list[str]:
+        """Passages whose weakest SIMILAR edge scores at most ``threshold``."""
+        return [str(r["id"]) for r in self.run("weak_passages", {"t": float(threshold)})]
+
+    def count_weak_edges(self, threshold: float, cap: int) -> int:
+        """SIMILAR edges scoring at most ``threshold``, counted up to ``cap``."""
+        rows = self.run("count_weak_edges", {"t": float(threshold), "cap": int(cap)})
+        return int(rows[0]["n"]) if rows else 0
+
+    def pending_documents(self) -> list[str]:
+        """Documents whose older neighbours were not yet linked to them (an interrupted sync)."""
+        return [str(r["id"]) for r in self.run("pending_documents")]
+
+    def replace_similar(
+        self, rows: Sequence[Mapping[str, Any]], *, done: Sequence[str] = ()
+    ) -> None:
+        """Replace the SIMILAR out-edges of passages (``{source, targets: [{id, score,
+        method}]}``), clear their NEEDS_KNN flags and the pending mark of documents ``done``,
+        in one query."""
+        if rows or done:
+            params = {"rows": [dict(r) for r in rows], "done": list(done)}
+            self.run("replace_similar", params, write=True)
+
+    # -- schema versions ---------------------------------------------------------------------
+
+    def migrate(self) -> list[str]:
+        """Bring a graph written by an older kgp to the current schema; the steps taken."""
+        rows = self.run("graph_schema")
+        if not rows and not self.run("count_labels"):
+            return []  # an empty graph: its first sync records the schema
+        version = int(rows[0]["schema"]) if rows and rows[0]["schema"] is not None else 1
+        if version == SCHEMA_VERSION:
+            return []
+        steps: list[str] = []
+        if version < 2:
+            steps += self._migrate_to_2()
+        self.run("set_graph_schema", {"schema": SCHEMA_VERSION}, write=True)
+        return steps
+
+    def _migrate_to_2(self) -> list[str]:
+        """Flags become relationships (every passage flagged for an exact refill), passages
+        get text hashes, and the vector index is rebuilt without orphans."""
+        from kgp.stores.model import text_hash
+
+        self.run("migrate_flags", write=True)
+        after = ""
+        while rows := self.run("passages_without_text_hash", {"limit": 2000, "after": after}):
+            hashed = [{"id": r["id"], "hash": text_hash(str(r["text"] or ""))} for r in rows]
+            self.run("set_text_hashes", {"rows": hashed}, write=True)
+            after = str(rows[-1]["id"])
+        self.rebuild_vector_index()
+        return ["schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt"]
+
+    def dump(self) -> tuple[list[Row], list[Row]]:
+        """Every node (without embeddings) and every relationship, in a canonical order."""
+        nodes = [
+            {"label": r["label"], "key": r["key"], "props": _clean(r["props"])}
+            for r in self.run("dump_nodes")
+        ]
+        rels = [
+            {
+                "type": r["type"],
+                "source": r["source"],
+                "target": r["target"],
+                "props": _clean(r["props"]),
+            }
+            for r in self.run("dump_relationships")
+        ]
+        nodes.sort(key=lambda n: (n["label"], str(n["key"])))
+        rels.sort(
+            key=lambda r: (
+                r["type"],
+                str(r["source"]),
+                str(r["target"]),
+                sorted(r["props"].items()),
+            )
+        )
+        return nodes, rels
+
+
+def _clean(props: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in dict(props or {}).items() if v is not None}

@@ -1,0 +1,118 @@
+"""Where a sync's documents come from: the files of a folder (hidden ones and symlinked folders
+left out), or the entries of a ``[{title, text}]`` JSON corpus, each as a :class:`Candidate` that
+loads its content when the sync gets to it."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgp.errors import DocumentError
+from kgp.ingest.document import Page, ReadDocument, Section
+from kgp.settings import PassageMode, Settings
+
+# Documents are embedded and linked in groups: the encoder sorts a group's texts by length, so
+# bigger groups waste less on padding (groups of 64 ran at a third of the encoder's speed).
+GROUP_PASSAGES = 4096
+GROUP_DOCUMENTS = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A document found in the source: how to get its content."""
+
+    doc_id: str
+    path: str
+    load: Callable[[], tuple[bytes, ReadDocument | None]]
+    size: int
+
+
+def walk_files(root: Path, linked: list[Path]) -> Iterator[Path]:
+    """Files under ``root``, hidden ones left out; symlinked folders are not entered but
+    collected in ``linked``."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        keep = []
+        for name in sorted(dirnames):
+            if name.startswith("."):
+                continue
+            if (Path(dirpath) / name).is_symlink():
+                linked.append(Path(dirpath) / name)
+            else:
+                keep.append(name)
+        dirnames[:] = keep
+        for name in filenames:
+            if not name.startswith("."):
+                yield Path(dirpath) / name
+
+
+def file_loader(path: Path) -> Callable[[], tuple[bytes, ReadDocument | None]]:
+    def load() -> tuple[bytes, ReadDocument | None]:
+        try:
+            before = path.stat()
+            with open(path, "rb") as handle:
+                data = handle.read()
+            after = path.stat()
+        except FileNotFoundError:
+            raise DocumentError(f"{path}: vanished during the sync") from None
+        except PermissionError:
+            raise DocumentError(f"{path}: no read permission; chmod it or remove it") from None
+        except OSError as exc:
+            raise DocumentError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns) or len(
+            data
+        ) != after.st_size:
+            raise DocumentError(f"{path}: changed during the sync; sync again when it is written")
+        return data, None
+
+    return load
+
+
+def corpus_candidates(path: Path, prefix: str) -> Iterable[Candidate]:
+    """Entries of a ``[{title, text}]`` JSON corpus as documents of one passage each."""
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DocumentError(f"{path}: not a readable JSON corpus ({exc})") from None
+    if not isinstance(entries, list):
+        raise DocumentError(f"{path}: a corpus is a JSON list of {{title, text}} objects")
+    seen: set[tuple[str, str]] = set()
+    for n, entry in enumerate(entries):
+        if not isinstance(entry, dict) or "text" not in entry:
+            raise DocumentError(f"{path}: entry {n} has no text; expected {{title, text}}")
+        title, text = str(entry.get("title", "")), str(entry["text"])
+        if (title, text) in seen:
+            continue
+        seen.add((title, text))
+        data = json.dumps({"title": title, "text": text}, ensure_ascii=False).encode()
+        # the title leads the passage, as in dense retrievers' "title + text" convention: a
+        # Wikipedia-style paragraph often names its subject only in the title
+        body = f"{title}\n{text}" if title else text
+        read = ReadDocument(title=title, kind="corpus", pages=(Page(1, (Section("", body),)),))
+        doc_id = f"{prefix}/{n}"
+        yield Candidate(doc_id, doc_id, fixed(data, read), len(data))
+
+
+def fixed(data: bytes, read: ReadDocument) -> Callable[[], tuple[bytes, ReadDocument | None]]:
+    return lambda: (data, read)
+
+
+def corpus_settings(settings: Settings) -> Settings:
+    """Benchmark corpora: each paragraph is one passage."""
+    return settings.model_copy(update={"passage_mode": PassageMode.WHOLE})
+
+
+def groups(candidates: list[Candidate], settings: Settings) -> Iterator[list[Candidate]]:
+    """Candidates in groups for embedding and linking together."""
+    group: list[Candidate] = []
+    budget = 0
+    for cand in candidates:
+        group.append(cand)
+        budget += max(1, cand.size // 120)  # about one passage per 120 bytes of text
+        if len(group) >= GROUP_DOCUMENTS or budget >= GROUP_PASSAGES:
+            yield group
+            group, budget = [], 0
+    if group:
+        yield group

@@ -1,0 +1,61 @@
+"""A KnowledgeGraph and its retrievers shared between threads, as a server shares them:
+concurrent questions get exactly the answers they get one at a time."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from kgp.client import KnowledgeGraph
+from kgp.names import SCORERS, SEEDERS
+
+QUESTIONS = [
+    "Which station recorded the most rain, and what does it serve?",
+    "Who manages the station whose two pumps were replaced?",
+    "What does Table 1 list?",
+    "pump bearings replaced",
+    "Which stations keep sandbags on site?",
+    "When is the flood preparation reviewed?",
+]
+CONFIGS = [
+    {"scorer": "tfidf", "seeder": "hybrid"},
+    {"scorer": "embedding", "seeder": "tfidf"},
+    {"scorer": "hybrid", "seeder": "vector"},
+    {"method": "gnn"},
+]
+
+
+def answer(kg: KnowledgeGraph, question: str, choice: dict[str, str]) -> list[Any]:
+    result = kg.retrieve(question, 8, **choice)
+    return [(p.id, p.score, p.step_score, tuple(p.path)) for p in result.passages]
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["warm", "cold"])
+def test_concurrent_retrieves_equal_sequential_ones(kg: KnowledgeGraph, fresh: bool) -> None:
+    jobs = [(q, c) for q in QUESTIONS for c in CONFIGS] * 3
+    expected = {(q, str(c)): answer(kg, q, c) for q, c in jobs}
+    if fresh:  # retrievers and caches built while other threads use them
+        kg._changed()
+        kg._retrievers.clear()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        got = list(pool.map(lambda job: answer(kg, *job), jobs))
+    for (question, choice), passages in zip(jobs, got, strict=True):
+        assert passages == expected[(question, str(choice))], (question, choice)
+
+
+def test_store_calls_are_counted_per_retrieval_under_threads(kg: KnowledgeGraph) -> None:
+    question = QUESTIONS[0]
+    alone = kg.retrieve(question, 8).store_calls
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        counts = list(pool.map(lambda _: kg.retrieve(question, 8).store_calls, range(12)))
+    assert counts == [alone] * 12
+
+
+def test_every_registered_scorer_and_seeder_is_in_the_help() -> None:
+    from kgp.cli import app
+    from typer.testing import CliRunner
+
+    shown = CliRunner().invoke(app, ["retrieve", "--help"], terminal_width=400).output
+    for name in [*SCORERS, *SEEDERS]:
+        assert name in shown, name
