@@ -145,8 +145,8 @@ class GnnRetriever:
         for edge in self.store.neighbours(sources, self.params.kinds, max_df=self.max_df):
             adjacency[edge.source].add(edge.target)
         new = sorted({t for s in sources for t in adjacency[s]} - h.keys())
-        for pid, row in self.store.passage_vectors(new).items():
-            stored = np.asarray(row["embedding"], dtype=np.float32)
+        for pid, passage in self.store.passage_vectors(new).items():
+            stored = np.asarray(passage.embedding, dtype=np.float32)
             norm = float(np.linalg.norm(stored)) or 1.0
             h[pid] = 1.0 - float(np.dot(vector, stored)) / norm
 

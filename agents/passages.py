@@ -29,6 +29,8 @@ class CachedPassage:
 
 
 class PassageCache:
+    """``capacity`` passages at most; 0 keeps none (every call reads the store)."""
+
     def __init__(self, store: GraphStore, *, capacity: int = CAPACITY) -> None:
         self.store = store
         self.capacity = capacity
@@ -46,14 +48,16 @@ class PassageCache:
         fetched = {
             pid: CachedPassage(
                 id=pid,
-                text=str(row["text"]),
-                doc_id=str(row["doc_id"]),
-                page=int(row.get("page") or 1),
-                table_id=str(row["table_id"]) if row.get("table_id") else None,
-                embedding=np.asarray(row["embedding"], dtype=np.float32),
+                text=stored.text,
+                doc_id=stored.doc_id,
+                page=stored.page,
+                table_id=stored.table_id,
+                embedding=np.asarray(stored.embedding, dtype=np.float32),
             )
-            for pid, row in self.store.passage_vectors(missing).items()
+            for pid, stored in self.store.passage_vectors(missing).items()
         }
+        if self.capacity == 0:
+            return {i: fetched[i] for i in ids if i in fetched}
         with self._lock:
             if len(self._rows) + len(fetched) > self.capacity:
                 self._rows.clear()

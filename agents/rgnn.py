@@ -96,7 +96,7 @@ class RecurrentGnnRetriever:
                 top = relevant(integrated, self.context)
                 texts = self.gnn.store.passage_vectors(top)
                 context = "\n".join(
-                    f"{n + 1}: {texts[p]['text']}" for n, p in enumerate(top) if p in texts
+                    f"{n + 1}: {texts[p].text}" for n, p in enumerate(top) if p in texts
                 )
                 answer = _first_line(
                     self._ask(SUBANSWER.format(context=context, question=sub), 128)

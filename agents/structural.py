@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgp.stores.base import GraphStore
-from kgp.stores.model import DocumentSummary
+from kgp.stores.model import DocumentSummary, PageContent, StoredTable
 
 ORDINALS = {
     "first": 1,
@@ -183,15 +183,15 @@ def resolve(
         return result
     documents = {d.id: d for d in store.list_documents()}
     pages = store.page_contents(reference.pages) if reference.pages else []
-    tables: dict[str, list[dict[str, Any]]] = {}
+    tables: dict[str, list[StoredTable]] = {}
     if reference.tables:
-        for row in store.tables():
-            tables.setdefault(str(row["doc_id"]), []).append(row)
+        for table in store.tables():
+            tables.setdefault(table.doc_id, []).append(table)
     named = [doc for doc, summary in documents.items() if mentions(question, summary)]
     if named:
         chosen = named
     else:
-        holders = {str(p["doc_id"]) for p in pages} | {
+        holders = {p.doc_id for p in pages} | {
             doc for doc, rows in tables.items() if any(n <= len(rows) for n in reference.tables)
         }
         rank = {doc: i for i, doc in reversed(list(enumerate(ranked_documents)))}
@@ -214,22 +214,18 @@ def resolve(
 def _gather(
     result: Resolution,
     doc: str,
-    pages: list[dict[str, Any]],
-    tables: list[dict[str, Any]],
+    pages: list[PageContent],
+    tables: list[StoredTable],
     summary: DocumentSummary,
 ) -> None:
     """One document's pages and tables the reference names; a notice for each it lacks."""
-    found = {int(page["number"]) for page in pages if page["doc_id"] == doc}
-    for page in (p for p in pages if p["doc_id"] == doc):
-        via = f"{doc}#page={page['number']}"
-        for x in page["passages"]:
-            result.items.append(
-                StructuralItem(str(x["id"]), doc, page["number"], str(x["text"]), "passage", via)
-            )
-        for x in page["tables"]:
-            result.items.append(
-                StructuralItem(str(x["id"]), doc, page["number"], str(x["markdown"]), "table", via)
-            )
+    found = {page.number for page in pages if page.doc_id == doc}
+    for page in (p for p in pages if p.doc_id == doc):
+        via = f"{doc}#page={page.number}"
+        for x in page.passages:
+            result.items.append(StructuralItem(x.id, doc, page.number, x.text, "passage", via))
+        for t in page.tables:
+            result.items.append(StructuralItem(t.id, doc, page.number, t.markdown, "table", via))
     missing_pages = [n for n in result.reference.pages if n not in found]
     if missing_pages:
         count = summary.pages
@@ -239,16 +235,9 @@ def _gather(
         )
     for n in result.reference.tables:
         if n <= len(tables):
-            row = tables[n - 1]
+            table = tables[n - 1]
             result.items.append(
-                StructuralItem(
-                    str(row["id"]),
-                    doc,
-                    int(row["page"]),
-                    str(row["markdown"]),
-                    "table",
-                    str(row["id"]),
-                )
+                StructuralItem(table.id, doc, table.page, table.markdown, "table", table.id)
             )
     missing_tables = [n for n in result.reference.tables if n > len(tables)]
     if missing_tables:

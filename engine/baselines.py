@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from kgp.agents.context import RetrievalConfig, Services
+from kgp.agents.passages import PassageCache
 from kgp.agents.seeders import Seeder
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError
@@ -57,8 +58,12 @@ def make_runner(kg: KnowledgeGraph, name: str, k: int) -> Run:
 
 
 def services(kg: KnowledgeGraph) -> Services:
-    """What a seeder baseline uses: the graph's store and encoder, a passage cache of its own."""
-    return Services(kg.store, kg.encoder.encode, RetrievalConfig(models=kg.settings))
+    """What a seeder baseline uses: the graph's store and encoder, and no passage cache (a
+    baseline reads what it needs for each question, as a stateless retriever would)."""
+    passages = PassageCache(kg.store, capacity=0)
+    return Services(
+        kg.store, kg.encoder.encode, RetrievalConfig(models=kg.settings), passages=passages
+    )
 
 
 def known(name: str) -> bool:
@@ -85,7 +90,7 @@ class Knn:
         if self._passages is None:
             docs = [d.id for d in self.kg.store.list_documents()]
             rows = self.kg.store.document_passages(docs)
-            self._passages = [str(r["id"]) for r in rows], [str(r["text"]) for r in rows]
+            self._passages = [r.id for r in rows], [r.text for r in rows]
         return self._passages
 
     def __call__(self, question: str, gold: Sequence[Sequence[str]]) -> list[str]:
@@ -111,7 +116,7 @@ class TwoHopBeam:
         if not hits:
             return []
         texts = self.store.passage_vectors([h.id for h in hits])
-        queries = [f"{question} {texts[h.id]['text'] if h.id in texts else ''}" for h in hits]
+        queries = [f"{question} {texts[h.id].text if h.id in texts else ''}" for h in hits]
         vectors = self.encode(queries)
         found = self.store.nearest(
             vectors.tolist(), want=self.second, exclude_ids=[[h.id] for h in hits]
@@ -121,7 +126,7 @@ class TwoHopBeam:
         for i, row in enumerate(found):
             for pid, _ in row[: self.second]:
                 if pid in stored:
-                    score = float(np.dot(vectors[i], np.asarray(stored[pid]["embedding"])))
+                    score = float(np.dot(vectors[i], np.asarray(stored[pid].embedding)))
                     per_hit.setdefault(i, []).append((score, pid))
         pairs = [
             (hits[i].score * score, hits[i].id, pid)

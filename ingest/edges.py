@@ -126,8 +126,8 @@ class SimilarityLinker:
         wanted = list(dict.fromkeys(ids))
         out = {pid: self._cache[pid] for pid in wanted if pid in self._cache}
         missing = [pid for pid in wanted if pid not in out]
-        for pid, row in self.store.passage_vectors(missing).items():
-            out[pid] = np.asarray(row["embedding"], dtype=np.float32)
+        for pid, passage in self.store.passage_vectors(missing).items():
+            out[pid] = np.asarray(passage.embedding, dtype=np.float32)
         return out
 
     # -- new documents -----------------------------------------------------------------------
@@ -243,9 +243,8 @@ class SimilarityLinker:
         if not pending:
             return 0
         by_doc: dict[str, list[tuple[str, list[float]]]] = {doc: [] for doc in pending}
-        for row in self.store.document_passages(pending):
-            pid = str(row["id"])
-            by_doc[passage_document(pid)].append((pid, row["embedding"]))
+        for passage in self.store.document_passages(pending):
+            by_doc[passage_document(passage.id)].append((passage.id, passage.embedding))
         docs = []
         for doc_id, rows in by_doc.items():
             rows.sort()
@@ -270,9 +269,9 @@ class SimilarityLinker:
             rows = self.store.passages_needing_knn(batch, after)
             if not rows:
                 return done
-            ids = [str(r["id"]) for r in rows]
+            ids = [r.id for r in rows]
             after = ids[-1]
-            matrix = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
+            matrix = np.asarray([r.embedding for r in rows], dtype=np.float32)
             self.remember(ids, matrix)
             hits = self.store.nearest(matrix.tolist(), want=self.k, exclude_ids=[[i] for i in ids])
             wanted = {pid for row in hits for pid in self._contenders(dict(row), self.k)}

@@ -9,6 +9,7 @@ sentence-transformers."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,10 @@ SHORT_ROWS = 16  # ...so short texts always go in batches of exactly this many r
 
 
 class Encoder:
-    """Embeds texts as L2-normalised float32 vectors. ``load()`` (or the first call) loads it."""
+    """Embeds texts as L2-normalised float32 vectors. ``load()`` (or the first call) loads it.
+    Safe to share between threads: loading and encoding take a lock (a Hugging Face fast
+    tokenizer changes its padding and truncation state on every call, so concurrent calls could
+    encode a text with another call's settings)."""
 
     def __init__(
         self, *, model: str, device: Device | str = Device.AUTO, batch_size: int = 64
@@ -32,8 +36,13 @@ class Encoder:
         self.device_setting = device
         self.batch_size = batch_size
         self._model: Any = None
+        self._lock = threading.RLock()
 
     def load(self) -> Encoder:
+        with self._lock:
+            return self._load()
+
+    def _load(self) -> Encoder:
         if self._model is None:
             path = resolve_encoder(self.model_name)
             device = resolve_device(self.device_setting)
@@ -80,7 +89,11 @@ class Encoder:
         (no padding, and no time spent on it); texts shorter than SHORT_TOKENS tokens, whose
         last bits also depend on how many rows a batch has, always go in batches of exactly
         SHORT_ROWS rows (filled up with copies)."""
-        self.load()
+        with self._lock:
+            return self._encode(texts)
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        self._load()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         items = list(texts)

@@ -339,9 +339,7 @@ def test_table_rows_are_passages_of_their_table(store: GraphStore) -> None:
     nexts = {(r["source"], r["target"]) for r in rels if r["type"] == "NEXT"}
     assert (rows[0], rows[1]) in nexts and (passage_id("t.txt", 2), rows[0]) not in nexts
     page = store.page_contents([1])[0]
-    assert {x["id"] for x in page["passages"]}.isdisjoint(rows), "a page lists its prose"
+    assert {x.id for x in page.passages}.isdisjoint(rows), "a page lists its prose"
     assert len(store.fulltext_search("zanzibar", 10)) == 5, "table rows are found like prose"
-    assert store.passage_vectors(rows)[rows[0]]["table_id"] == "t.txt#page=1&table=0"
-    assert (
-        store.passage_vectors([passage_id("t.txt", 0)])[passage_id("t.txt", 0)]["table_id"] is None
-    )
+    assert store.passage_vectors(rows)[rows[0]].table_id == "t.txt#page=1&table=0"
+    assert store.passage_vectors([passage_id("t.txt", 0)])[passage_id("t.txt", 0)].table_id is None

@@ -56,3 +56,24 @@ def test_counting_blocks_nest(store: GraphStore) -> None:
         store.list_documents()
     store.list_documents()  # after the block: not counted
     assert (outer_calls(), inner_calls()) == (4, 2)
+
+
+def test_bound_parameters_reach_every_query_of_the_block(store: GraphStore) -> None:
+    """``binding()`` is the one place a parameter every query needs is added (the caller's
+    groups, for access control): every query in the block gets it, queries outside do not,
+    and the queries still run."""
+    store.write_document(make_document("a.txt", 3))
+    log = TraceLog()
+    store.tracer = log
+    try:
+        with store.binding(groups=["staff"]):
+            assert [d.id for d in store.list_documents()] == ["a.txt"]
+            with store.binding(caller="ada"):
+                store.counts()
+            store.fulltext_search("word", 3)
+        store.list_documents()
+    finally:
+        store.tracer = None
+    bound = [event.parameters for event in log.events]
+    assert all(p["groups"] == ["staff"] for p in bound[:-1]) and "groups" not in bound[-1]
+    assert sum("caller" in p for p in bound) == 2  # count_labels and count_relationships

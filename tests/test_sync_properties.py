@@ -134,7 +134,7 @@ def observe(store: GraphStore) -> tuple[Any, dict[str, list[tuple[str, float]]]]
     dump = canonical(store.dump())
     rows = store.passage_vectors(n["key"] for n in dump[0] if n["label"] == "Passage")
     lookups = {
-        pid: [(h.id, round(h.score, 5)) for h in store.vector_search(row["embedding"], 10)]
+        pid: [(h.id, round(h.score, 5)) for h in store.vector_search(row.embedding, 10)]
         for pid, row in rows.items()
     }
     return dump, lookups

@@ -17,7 +17,7 @@ from tests.graphs import DIM, make_document
 
 def own_vectors(store: GraphStore, doc_id: str, count: int) -> dict[str, list[float]]:
     ids = [passage_id(doc_id, j) for j in range(count)]
-    return {pid: row["embedding"] for pid, row in store.passage_vectors(ids).items()}
+    return {pid: p.embedding for pid, p in store.passage_vectors(ids).items()}
 
 
 def test_orphans_of_rewritten_passages_never_hide_them(fresh_store: GraphStore) -> None:
@@ -80,7 +80,7 @@ def test_creating_documents_and_edges_leaves_no_orphan(fresh_store: GraphStore) 
             "rows": [
                 {
                     "i": n,
-                    "vector": rows[pid]["embedding"],
+                    "vector": rows[pid].embedding,
                     "limit": 1,
                     "exclude": [],
                     "exclude_doc": "",
@@ -102,7 +102,7 @@ def test_flags_and_weakest_links(store: GraphStore) -> None:
     assert store.weakest_links([a0]) == {a0: (3, 0.5, False)}
     store.write_document(make_document("b.txt", 1, seed=4))  # a0 loses two neighbours
     assert store.weakest_links([a0, "missing"]) == {a0: (1, 0.5, True)}
-    assert [r["id"] for r in store.passages_needing_knn()] == [a0]
+    assert [r.id for r in store.passages_needing_knn()] == [a0]
     assert store.similar_edges([a0]) == {a0: [(passage_id("c.txt", 0), 0.5)]}
     assert store.weak_passages(0.5) == [a0] and store.weak_passages(0.4) == []
     assert store.count_weak_edges(1.0, 10) == 1

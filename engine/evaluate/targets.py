@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from kgp.client import KnowledgeGraph
 from kgp.corpus_graph import Case, KgFactory, Target, build_corpus_graph, corpus_key
@@ -14,7 +13,7 @@ from kgp.errors import DocumentError
 from kgp.evaluate.report import Evaluation
 from kgp.files import private_dir
 from kgp.qa import QaItem, Support, shared_corpus
-from kgp.stores import GraphStore
+from kgp.stores import GraphStore, StoredTable
 
 
 def report_missing(target: Target, result: Evaluation) -> None:
@@ -57,7 +56,7 @@ class GoldResolver:
     def __init__(self, store: GraphStore) -> None:
         self.store = store
         self.documents = store.list_documents()
-        self._tables: list[dict[str, Any]] | None = None
+        self._tables: list[StoredTable] | None = None
 
     def document(self, name: str) -> str | None:
         exact = [d for d in self.documents if d.path == name or d.id == name]
@@ -82,20 +81,20 @@ class GoldResolver:
         if support.page is not None:
             whole = []
             for page in self.store.page_contents([support.page]):
-                if page["doc_id"] == doc:
-                    whole += [str(x["id"]) for x in (*page["passages"], *page["tables"])]
-            parts = [str(r["id"]) for r in rows if r.get("table_id") in whole]
+                if page.doc_id == doc:
+                    whole += [x.id for x in page.passages] + [t.id for t in page.tables]
+            parts = [r.id for r in rows if r.table_id in whole]
             return [*whole, *parts], whole
         if support.table is not None:
-            tables = [t for t in self.tables() if t["doc_id"] == doc]
+            tables = [t for t in self.tables() if t.doc_id == doc]
             if support.table > len(tables):
                 return [], []
-            table = str(tables[support.table - 1]["id"])
-            parts = [str(r["id"]) for r in rows if r.get("table_id") == table]
+            table = tables[support.table - 1].id
+            parts = [r.id for r in rows if r.table_id == table]
             return [table, *parts], [table]
-        return [str(r["id"]) for r in rows], None
+        return [r.id for r in rows], None
 
-    def tables(self) -> list[dict[str, Any]]:
+    def tables(self) -> list[StoredTable]:
         if self._tables is None:
             self._tables = self.store.tables()
         return self._tables
@@ -106,7 +105,7 @@ class GoldResolver:
         stored = self.store.passage_vectors(hits)
         out = []
         for pid in hits:
-            have = " ".join(str(stored.get(pid, {}).get("text", "")).lower().split())
+            have = " ".join((stored[pid].text if pid in stored else "").lower().split())
             if have and (wanted in have or have in wanted):
                 out.append(pid)
         return out

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any, Self
 
 from kgp import cypher
@@ -21,9 +21,15 @@ from kgp.stores.model import (
     EdgeKind,
     GraphCounts,
     Neighbour,
+    PageContent,
     SearchHit,
+    StoredPassage,
+    StoredTable,
     document_rows,
     neighbour_rows,
+    page_content,
+    stored_passage,
+    stored_table,
 )
 from kgp.stores.tracer import QueryEvent, Tracer
 from kgp.text import query_terms
@@ -80,8 +86,9 @@ class GraphStore(StoreMaintenance):
     def run(
         self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False
     ) -> list[Row]:
-        """Run the named query of this store's dialect and report it to the tracer."""
-        params = dict(parameters or {})
+        """Run the named query of this store's dialect and report it to the tracer. Every read
+        and write passes here: the parameters bound with :meth:`binding` join each query's."""
+        params = {**_BOUND.get(), **dict(parameters or {})}
         started = time.perf_counter()
         rows = self._execute(cypher.load(self.dialect, name), params, write=write)
         for counter in _COUNTERS.get():
@@ -90,6 +97,17 @@ class GraphStore(StoreMaintenance):
         if self.tracer is not None:
             self.tracer(QueryEvent(name, params, len(rows), time.perf_counter() - started))
         return rows
+
+    @contextmanager
+    def binding(self, **parameters: Any) -> Iterator[None]:
+        """Parameters every query run inside the block receives (in this thread or context),
+        such as the caller's groups that an access filter compares with: the one place a
+        parameter every query needs is added."""
+        token = _BOUND.set(MappingProxyType({**_BOUND.get(), **parameters}))
+        try:
+            yield
+        finally:
+            _BOUND.reset(token)
 
     @contextmanager
     def counting(self) -> Iterator[Callable[[], int]]:
@@ -249,32 +267,26 @@ class GraphStore(StoreMaintenance):
         params = {"ids": id_list, "kinds": wanted, "limit": limit, "max_df": max_df}
         return neighbour_rows(self.run("neighbours", params))
 
-    def fetch_nodes(self, ids: Iterable[str]) -> dict[str, Row]:
-        """Nodes by id (passages, pages, tables, documents): ``{id: {label, **properties}}``."""
+    def fetch_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Nodes by id (passages, pages, tables, documents): ``{id: {label, **properties}}``.
+        A node of any label has its own properties, so each comes back as its property map
+        (without nulls), not as a typed record."""
         id_list = list(dict.fromkeys(ids))
         if not id_list:
             return {}
-        out: dict[str, Row] = {}
+        out: dict[str, dict[str, Any]] = {}
         for row in self.run("fetch_nodes", {"ids": id_list}):
             props = {k: v for k, v in dict(row["props"]).items() if v is not None}
             out[str(row["id"])] = {"label": row["label"], **props}
         return out
 
-    def page_contents(self, numbers: Iterable[int]) -> list[Row]:
-        """Pages with these numbers in every document: ``doc_id``, ``number``, ``passages``
-        (id, text) and ``tables`` (id, markdown), in reading order."""
+    def page_contents(self, numbers: Iterable[int]) -> list[PageContent]:
+        """Pages with these numbers in every document, each with its passages of prose and its
+        tables in reading order; by document, then number."""
         wanted = sorted({int(n) for n in numbers})
         if not wanted:
             return []
-        return [
-            {
-                "doc_id": str(r["doc_id"]),
-                "number": int(r["number"]),
-                "passages": [dict(x) for x in r["passages"]],
-                "tables": [dict(x) for x in r["tables"]],
-            }
-            for r in self.run("page_contents", {"numbers": wanted})
-        ]
+        return [page_content(r) for r in self.run("page_contents", {"numbers": wanted})]
 
     def save_trace(
         self,
@@ -298,9 +310,9 @@ class GraphStore(StoreMaintenance):
         """Record the graph's encoder (at its first sync), with the schema it is written in."""
         self.run("set_graph_encoder", {"encoder": encoder, "schema": SCHEMA_VERSION}, write=True)
 
-    def tables(self) -> list[Row]:
-        """Every table (id, doc_id, page, index, markdown) in document order."""
-        return [dict(r) for r in self.run("document_tables")]
+    def tables(self) -> list[StoredTable]:
+        """Every table in document order (page, then position on the page)."""
+        return [stored_table(r) for r in self.run("document_tables")]
 
     def counts(self) -> GraphCounts:
         labels = {str(r["name"]): int(r["count"]) for r in self.run("count_labels")}
@@ -309,17 +321,20 @@ class GraphStore(StoreMaintenance):
 
     # -- k-NN maintenance (used by ingest) ---------------------------------------------------
 
-    def passage_vectors(self, ids: Iterable[str]) -> dict[str, Row]:
-        """``{id: {doc_id, text, embedding}}`` for passages by id."""
+    def passage_vectors(self, ids: Iterable[str]) -> dict[str, StoredPassage]:
+        """Passages by id (those that exist), in the order the store returns them."""
         id_list = list(dict.fromkeys(ids))
         if not id_list:
             return {}
-        return {str(r["id"]): r for r in self.run("passage_vectors", {"ids": id_list})}
+        rows = self.run("passage_vectors", {"ids": id_list})
+        return {p.id: p for p in map(stored_passage, rows)}
 
-    def document_passages(self, doc_ids: Iterable[str]) -> list[Row]:
-        """The stored passages of some documents, in one query: id, text, embedding."""
+    def document_passages(self, doc_ids: Iterable[str]) -> list[StoredPassage]:
+        """The stored passages of some documents, in one query."""
         ids = list(dict.fromkeys(doc_ids))
-        return self.run("document_passages", {"doc_ids": ids}) if ids else []
+        if not ids:
+            return []
+        return [stored_passage(r) for r in self.run("document_passages", {"doc_ids": ids})]
 
     def vectors_by_text_hash(self, hashes: Iterable[str]) -> dict[str, list[float]]:
         """A stored embedding for each hash of a passage text the graph already holds."""
@@ -347,5 +362,9 @@ class _CallCounter:
     calls: int = 0
 
 
+# the parameters bound by binding() blocks open in this context
+_BOUND: ContextVar[MappingProxyType[str, Any]] = ContextVar(
+    "kgp_store_bound", default=MappingProxyType({})
+)
 # the counting() blocks open in this context (each thread starts with none)
 _COUNTERS: ContextVar[tuple[_CallCounter, ...]] = ContextVar("kgp_store_counters", default=())

@@ -212,7 +212,10 @@ class EmbeddedServer:
                 "daemonize no",
                 f"logfile {_quote(self.log_file)}",
                 "loglevel warning",  # starts, stops and problems, not every client
-                f"loadmodule {_quote(module)}",
+                # one query thread: FalkorDB 4.16's vector-index procedure is not safe to run
+                # concurrently (concurrent queryNodes calls return each other's rows: measured
+                # in tests/test_concurrency.py), and the server is shared by every process
+                f"loadmodule {_quote(module)} THREAD_COUNT 1",
                 "",
             ]
         )

@@ -9,6 +9,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from kgp.stores.model import PassageVector, text_hash
+
 Row = dict[str, Any]
 SCHEMA_VERSION = 2  # 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents
 
@@ -22,10 +24,11 @@ class StoreMaintenance(ABC):
     @abstractmethod
     def rebuild_vector_index(self) -> None: ...
 
-    def passages_needing_knn(self, limit: int = 1000, after: str = "") -> list[Row]:
+    def passages_needing_knn(self, limit: int = 1000, after: str = "") -> list[PassageVector]:
         """Passages flagged because a removed or replaced document held some of their SIMILAR
-        neighbours: id and embedding, in id order after ``after``."""
-        return self.run("passages_needing_knn", {"limit": limit, "after": after})
+        neighbours, in id order after ``after``."""
+        rows = self.run("passages_needing_knn", {"limit": limit, "after": after})
+        return [PassageVector(str(r["id"]), r["embedding"]) for r in rows]
 
     def similar_edges(self, ids: Iterable[str]) -> dict[str, list[tuple[str, float]]]:
         """The SIMILAR out-edges of passages: ``{id: [(target, score), ...]}``."""
@@ -93,8 +96,6 @@ class StoreMaintenance(ABC):
     def _migrate_to_2(self) -> list[str]:
         """Flags become relationships (every passage flagged for an exact refill), passages
         get text hashes, and the vector index is rebuilt without orphans."""
-        from kgp.stores.model import text_hash
-
         self.run("migrate_flags", write=True)
         after = ""
         while rows := self.run("passages_without_text_hash", {"limit": 2000, "after": after}):

@@ -135,6 +135,60 @@ class GraphCounts:
         return {"labels": dict(self.labels), "relationships": dict(self.relationships)}
 
 
+@dataclass(frozen=True, slots=True)
+class StoredPassage:
+    """A passage as the graph holds it (``passage_vectors``, ``document_passages``). The
+    embedding is the list of floats the driver returns, unconverted."""
+
+    id: str
+    doc_id: str
+    page: int
+    text: str
+    embedding: list[float]
+    table_id: str | None = None  # the table whose rows it holds, if any
+
+
+@dataclass(frozen=True, slots=True)
+class PassageVector:
+    """A passage's id and stored embedding (``passages_needing_knn``)."""
+
+    id: str
+    embedding: list[float]
+
+
+@dataclass(frozen=True, slots=True)
+class PagePassage:
+    id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageTable:
+    id: str
+    markdown: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageContent:
+    """A page's passages of prose and its tables, in reading order (``page_contents``)."""
+
+    doc_id: str
+    number: int
+    passages: tuple[PagePassage, ...] = ()
+    tables: tuple[PageTable, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTable:
+    """A table with its place: ``index`` is its position on its page (``tables``)."""
+
+    id: str
+    doc_id: str
+    page: int
+    index: int
+    markdown: str
+
+
 def _unsafe_key(key: str) -> bool:
     """FalkorDB's exact-match index misses strings that start or end with whitespace, or hold
     ``\\x01`` anywhere (found by the contract tests); control characters are refused outright."""
@@ -282,3 +336,34 @@ def neighbour_rows(rows: Iterable[Mapping[str, Any]]) -> list[Neighbour]:
         Neighbour(str(r["source"]), str(r["target"]), EdgeKind(r["kind"]), float(r["weight"]))
         for r in rows
     ]
+
+
+def stored_passage(row: Mapping[str, Any]) -> StoredPassage:
+    """A ``passage_vectors`` or ``document_passages`` row (page 1 when none is recorded)."""
+    return StoredPassage(
+        id=str(row["id"]),
+        doc_id=str(row["doc_id"]),
+        page=int(row["page"] or 1),
+        text=str(row["text"]),
+        embedding=row["embedding"],
+        table_id=str(row["table_id"]) if row["table_id"] else None,
+    )
+
+
+def page_content(row: Mapping[str, Any]) -> PageContent:
+    return PageContent(
+        doc_id=str(row["doc_id"]),
+        number=int(row["number"]),
+        passages=tuple(PagePassage(str(x["id"]), str(x["text"])) for x in row["passages"]),
+        tables=tuple(PageTable(str(x["id"]), str(x["markdown"])) for x in row["tables"]),
+    )
+
+
+def stored_table(row: Mapping[str, Any]) -> StoredTable:
+    return StoredTable(
+        id=str(row["id"]),
+        doc_id=str(row["doc_id"]),
+        page=int(row["page"]),
+        index=int(row["index"]),
+        markdown=str(row["markdown"]),
+    )

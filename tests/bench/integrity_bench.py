@@ -48,7 +48,7 @@ def self_misses(kg: Any) -> int:
     ids = [n["key"] for n in store.dump()[0] if n["label"] == "Passage"]
     rows = store.passage_vectors(ids)
     return sum(
-        pid not in {h.id for h in store.vector_search(row["embedding"], 10)}
+        pid not in {h.id for h in store.vector_search(row.embedding, 10)}
         for pid, row in rows.items()
     )
 
