@@ -32,7 +32,7 @@ class RetrievalConfig:
     method: str = "kgp"  # kgp.names.METHODS
     scorer: str = "tfidf"  # kgp.names.SCORERS
     seeder: str = "hybrid"  # kgp.names.SEEDERS
-    order: str = "question"  # kgp.names.ORDERS; GNN-Ret's order is its own ranking
+    order: str = "question"  # kgp.names.ORDERS; for GNN-Ret, its own ranking ("visit")
     seeds: int = 10
     branching: int = 3
     kinds: tuple[EdgeKind, ...] = tuple(EdgeKind)
@@ -45,6 +45,9 @@ class RetrievalConfig:
         SCORERS.check(self.scorer)
         SEEDERS.check(self.seeder)
         ORDERS.check(self.order)
+        if self.method != "kgp":  # GNN-Ret ranks by itself: no scorer, seeder or order to load
+            for name, value in (("scorer", "tfidf"), ("seeder", "hybrid"), ("order", "visit")):
+                object.__setattr__(self, name, value)
 
     @classmethod
     def from_settings(cls, settings: Settings, **choices: Any) -> RetrievalConfig:
@@ -61,10 +64,6 @@ class RetrievalConfig:
         )
         return replace(config, **{k: v for k, v in choices.items() if v is not None})
 
-    @property
-    def final_order(self) -> str:
-        return self.order if self.method == "kgp" else "visit"
-
     def chat_settings(self, missing: str) -> Settings | None:
         """The settings when a chat model is configured; None, or with ``missing`` a
         ConfigurationError saying so."""
@@ -75,20 +74,24 @@ class RetrievalConfig:
         return self.models
 
 
+_UNSET = object()
+
+
 class OnFirstUse:
     """A value built by ``build`` the first time it is asked for (thread-safe): models load on
     the first question, never in a constructor."""
 
     def __init__(self, build: Callable[[], Any]) -> None:
         self._build = build
-        self._value: Any = None
+        self._value: Any = _UNSET  # None is a value (no chat model configured, say)
         self._lock = threading.Lock()
 
     def get(self) -> Any:
-        with self._lock:
-            if self._value is None:
-                self._value = self._build()
-            return self._value
+        if self._value is _UNSET:
+            with self._lock:
+                if self._value is _UNSET:
+                    self._value = self._build()
+        return self._value
 
 
 class QuestionVectors:

@@ -5,6 +5,7 @@ candidate passage."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -58,15 +59,22 @@ class T5Generator:
             ) from None
         self.model.to(self.device).eval()
         self.max_new_tokens = max_new_tokens
+        self._lock = threading.Lock()
 
     def next_evidence(self, question: str, evidence: Sequence[Sequence[str]]) -> list[str]:
         return self([t5_prompt(question, e) for e in evidence])
 
     def __call__(self, prompts: Sequence[str]) -> list[str]:
+        """Generations for prompts; one call at a time (the model is shared by every
+        retriever, and a fast tokenizer is not safe to call from two threads at once)."""
         import torch
 
         if not prompts:
             return []
+        with self._lock:
+            return self._generate(torch, prompts)
+
+    def _generate(self, torch: Any, prompts: Sequence[str]) -> list[str]:
         batch = self.tokenizer(
             list(prompts), return_tensors="pt", padding=True, truncation=True, max_length=512
         ).to(self.device)

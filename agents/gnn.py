@@ -154,6 +154,3 @@ class GnnRetriever:
         """Passage ids and integrated distances, nearest first."""
         h = self.distances(question, k)
         return [(n, h[n]) for n in relevant(h, k)]
-
-
-# -- RGNN-Ret ----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ the loss rose five times in a row (the paper's Appendix A)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kgp.agents.gnn import Distances, GnnParams, GnnRetriever, messages, propagate, relevant
 from kgp.agents.rgnn import mix
@@ -76,7 +76,7 @@ def fit(
         if abs(grad) < 1e-3 or rising >= 5:
             break
         alpha = min(1.0, max(0.0, alpha - rate * grad))
-    fitted = GnnParams((round(alpha, 4),), params.beta, params.top_k, params.pool, params.similar)
+    fitted = replace(params, alphas=(round(alpha, 4),))
     return fitted, losses
 
 
@@ -117,7 +117,7 @@ def fit_beta(
             6,
         )
     best = min(losses, key=lambda b: (losses[b], abs(b - 0.9)))
-    fitted = GnnParams(params.alphas, best, params.top_k, params.pool, params.similar)
+    fitted = replace(params, beta=best)
     return fitted, losses
 
 

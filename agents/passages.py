@@ -9,13 +9,16 @@ a passage away halfway through a question."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 from kgp.stores.base import GraphStore
 
 CAPACITY = 200_000  # passages kept in memory between questions
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,41 +31,64 @@ class CachedPassage:
     embedding: np.ndarray
 
 
+class SharedCache(Generic[K, V]):
+    """A dict shared by threads, at most ``capacity`` entries (0 keeps none; past it, it starts
+    again empty). Readers take what is held, fetch the rest without the lock and ``keep`` it
+    with the generation they read at: what was read before a ``clear()`` is not kept after
+    it, so a sync's clear is never undone by a question that was running during it."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._items: dict[K, V] = {}
+        self._generation = 0
+        self._lock = threading.Lock()
+
+    def held(self, keys: Iterable[K]) -> tuple[dict[K, V], int]:
+        """The entries held for ``keys``, and the generation to ``keep`` fresh ones with."""
+        with self._lock:
+            return {k: self._items[k] for k in keys if k in self._items}, self._generation
+
+    def keep(self, fresh: Mapping[K, V], generation: int) -> None:
+        with self._lock:
+            if generation != self._generation or len(fresh) > self.capacity:
+                return
+            if len(self._items) + len(fresh) > self.capacity:
+                self._items.clear()
+            self._items.update(fresh)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._generation += 1
+
+
 class PassageCache:
-    """``capacity`` passages at most; 0 keeps none (every call reads the store)."""
+    """The passages read so far, ``capacity`` at most (0 keeps none: every call reads the
+    store)."""
 
     def __init__(self, store: GraphStore, *, capacity: int = CAPACITY) -> None:
         self.store = store
-        self.capacity = capacity
-        self._rows: dict[str, CachedPassage] = {}
-        self._lock = threading.Lock()
+        self._cache: SharedCache[str, CachedPassage] = SharedCache(capacity)
 
     def get(self, ids: Sequence[str]) -> dict[str, CachedPassage]:
         """The passages of ``ids`` that exist, read from the store once (one query for all
         that are not held yet)."""
-        with self._lock:
-            held = {i: self._rows[i] for i in ids if i in self._rows}
-        missing = [i for i in dict.fromkeys(ids) if i not in held]
-        if not missing:
-            return {i: held[i] for i in ids if i in held}
-        fetched = {
-            pid: CachedPassage(
-                id=pid,
-                text=stored.text,
-                doc_id=stored.doc_id,
-                page=stored.page,
-                table_id=stored.table_id,
-                embedding=np.asarray(stored.embedding, dtype=np.float32),
-            )
-            for pid, stored in self.store.passage_vectors(missing).items()
-        }
-        if self.capacity == 0:
-            return {i: fetched[i] for i in ids if i in fetched}
-        with self._lock:
-            if len(self._rows) + len(fetched) > self.capacity:
-                self._rows.clear()
-            self._rows.update(fetched)
-        found = {**held, **fetched}
+        found, generation = self._cache.held(ids)
+        missing = [i for i in dict.fromkeys(ids) if i not in found]
+        if missing:
+            fetched = {
+                pid: CachedPassage(
+                    id=pid,
+                    text=stored.text,
+                    doc_id=stored.doc_id,
+                    page=stored.page,
+                    table_id=stored.table_id,
+                    embedding=np.asarray(stored.embedding, dtype=np.float32),
+                )
+                for pid, stored in self.store.passage_vectors(missing).items()
+            }
+            self._cache.keep(fetched, generation)
+            found.update(fetched)
         return {i: found[i] for i in ids if i in found}
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
@@ -72,5 +98,4 @@ class PassageCache:
         return {i: p.embedding for i, p in self.get(ids).items()}
 
     def clear(self) -> None:
-        with self._lock:
-            self._rows.clear()
+        self._cache.clear()

@@ -67,7 +67,7 @@ class Retriever:
         self.services = Services(store, QuestionVectors(embed), self.config, passages=self.passages)
         self.scorer: Score = SCORERS.load(self.config.scorer)(self.services)
         self.method: Method = METHODS.load(self.config.method)
-        self.order: Callable[..., Ranked] = ORDERS.load(self.config.final_order)
+        self.order: Callable[..., Ranked] = ORDERS.load(self.config.order)
         self._parts = Parts(
             services=self.services,
             seeder=Seeder(self.services, self.config.seeder),
@@ -123,15 +123,14 @@ class Retriever:
         self.passages.get([*ids, *(t for targets in found.values() for t in targets)])
         return found
 
-    def _ordered(self, question: str, found: Found) -> Ranked:
+    def _ordered(self, question: str, found: Found, rows: dict[str, CachedPassage]) -> Ranked:
         """The retrieved passages in their final order, each with the score that order is by."""
         walk = found.walk
         ids = walk.ids()
         if self.order is by_visit or len(ids) < 2:
             return by_visit(walk, {})
-        vectors = self.passages.vectors(ids)
         query = self.services.embed([question])[0]
-        cosine = {pid: float(np.dot(query, vectors[pid])) for pid in ids if pid in vectors}
+        cosine = {pid: float(np.dot(query, rows[pid].embedding)) for pid in ids if pid in rows}
         return self.order(walk, cosine)
 
     def retrieve(self, question: str, k: int = DEFAULT_K) -> Retrieval:
@@ -149,7 +148,7 @@ class Retriever:
         found = self.method(self._parts, question, k)
         walked = time.perf_counter()
         rows = self.passages.get(found.walk.ids())
-        order = [(i, score) for i, score in self._ordered(question, found) if i in rows]
+        order = [(i, score) for i, score in self._ordered(question, found, rows) if i in rows]
         ids = [i for i, _ in order]
         reference = detect(question, self._structure_model.get())
         structure = resolve(

@@ -139,8 +139,5 @@ def _first_line(text: str) -> str:
     return re.sub(r"^(next step|intermediate answer|answer)\s*:\s*", "", lines[0], flags=re.I)
 
 
-# -- training ----------------------------------------------------------------------------------
-
-
 def describe(result: RecurrentResult) -> dict[str, Any]:
     return {"steps": [asdict(s) for s in result.steps], "stopped": result.stopped}

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from kgp.agents.passages import SharedCache
 from kgp.agents.traversal import Path, Score
 from kgp.text import terms
 
@@ -82,31 +82,24 @@ class MdrScorer:
         self.encode = encode
         self.texts = texts
         self.max_path_passages = max_path_passages
-        self.cache_size = cache_size
-        self._g: dict[str, np.ndarray] = {}
-        self._lock = threading.Lock()
+        self._g: SharedCache[str, np.ndarray] = SharedCache(cache_size)  # g by passage id
 
     def forget(self) -> None:
-        with self._lock:
-            self._g.clear()
+        self._g.clear()
 
     def __call__(
         self, question: str, paths: Sequence[Path], candidates: Sequence[Sequence[str]]
     ) -> list[list[float]]:
         encoded = self.encode(path_queries(question, paths, self.texts, self.max_path_passages))
         needed = {c for row in candidates for c in row}
-        with self._lock:
-            held = {c: self._g[c] for c in needed if c in self._g}
+        held, generation = self._g.held(needed)
         wanted = sorted(needed - held.keys())
         if wanted:
             text = self.texts(wanted)
             found = [c for c in wanted if c in text]
             fresh = dict(zip(found, self.encode([text[c] for c in found]), strict=True))
             held.update(fresh)
-            with self._lock:
-                if len(self._g) + len(fresh) > self.cache_size:
-                    self._g.clear()
-                self._g.update(fresh)
+            self._g.keep(fresh, generation)
         return inner_products(encoded, candidates, held)
 
 
@@ -181,30 +174,23 @@ class TfidfScorer:
     ) -> None:
         self.texts = texts
         self.max_path_passages = max_path_passages
-        self.cache_size = cache_size
-        self._bags: dict[str, Counter[str]] = {}  # term counts by passage id
-        self._lock = threading.Lock()
+        self._bags: SharedCache[str, Counter[str]] = SharedCache(cache_size)  # term counts
 
     def forget(self) -> None:
-        with self._lock:
-            self._bags.clear()
+        self._bags.clear()
 
     def __call__(
         self, question: str, paths: Sequence[Path], candidates: Sequence[Sequence[str]]
     ) -> list[list[float]]:
         ids = {pid for path in paths for pid in path[-self.max_path_passages :]}
         ids |= {c for row in candidates for c in row}
-        with self._lock:
-            bags = {pid: self._bags[pid] for pid in ids if pid in self._bags}
+        bags, generation = self._bags.held(ids)
         missing = sorted(ids - bags.keys())
         if missing:
             text = self.texts(missing)
             fresh = {pid: Counter(terms(text.get(pid, ""))) for pid in missing}
             bags.update(fresh)
-            with self._lock:
-                if len(self._bags) + len(fresh) > self.cache_size:
-                    self._bags.clear()
-                self._bags.update(fresh)
+            self._bags.keep(fresh, generation)
         queries = [
             Counter(terms(question))
             + sum((bags[p] for p in path[-self.max_path_passages :]), Counter())

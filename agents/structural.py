@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgp.names import listing
 from kgp.stores.base import GraphStore
 from kgp.stores.model import DocumentSummary, PageContent, StoredTable
 
@@ -197,8 +198,8 @@ def resolve(
         rank = {doc: i for i, doc in reversed(list(enumerate(ranked_documents)))}
         chosen = sorted(holders, key=lambda d: (rank.get(d, len(rank)), d))[:max_documents]
         if not chosen:
-            wanted = [f"page {_and(list(reference.pages))}"] if reference.pages else []
-            wanted += [f"table {_and(list(reference.tables))}"] if reference.tables else []
+            wanted = [f"page {listing(map(str, reference.pages))}"] if reference.pages else []
+            wanted += [f"table {listing(map(str, reference.tables))}"] if reference.tables else []
             result.notices.append(f"no document has {' or '.join(wanted)}")
     result.documents = chosen
     for doc in chosen:
@@ -230,7 +231,7 @@ def _gather(
     if missing_pages:
         count = summary.pages
         result.notices.append(
-            f"{summary.path} has no page {_and(missing_pages)} "
+            f"{summary.path} has no page {listing(map(str, missing_pages))} "
             f"(it has {count} page{'s' if count != 1 else ''})"
         )
     for n in result.reference.tables:
@@ -243,11 +244,6 @@ def _gather(
     if missing_tables:
         count = len(tables)
         result.notices.append(
-            f"{summary.path} has no table {_and(missing_tables)} "
+            f"{summary.path} has no table {listing(map(str, missing_tables))} "
             f"(it has {count} table{'s' if count != 1 else ''})"
         )
-
-
-def _and(numbers: list[int]) -> str:
-    words = [str(n) for n in numbers]
-    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]

@@ -15,15 +15,20 @@ from kgp.agents.passages import PassageCache
 from kgp.agents.seeders import Seeder
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError
-from kgp.names import ORDERS, SCORERS, SEEDERS
+from kgp.names import (
+    ANSWER_BOUNDS,
+    BASELINES,
+    GNN_RETRIEVERS,
+    ORDERS,
+    RETRIEVERS,
+    SCORERS,
+    SEEDERS,
+)
 from rapidfuzz import fuzz, process
 
 SEEDER_BASELINES = {"dense": "vector", "bm25": "fulltext", "tfidf": "tfidf"}
-BASELINES = ("bm25", "tfidf", "knn", "dense", "mdr")
-ANSWER_BOUNDS = ("none", "golden")  # only meaningful with a reader
 KGP_RETRIEVERS = tuple(f"kgp-{name}" for name in SCORERS)
-GNN_RETRIEVERS = ("gnn-ret", "rgnn-ret")
-RETRIEVERS = (*ANSWER_BOUNDS, *BASELINES, *KGP_RETRIEVERS, *GNN_RETRIEVERS)
+__all__ = ["ANSWER_BOUNDS", "BASELINES", "GNN_RETRIEVERS", "RETRIEVERS", "known", "make_runner"]
 
 # Retrieve for a question (its text and its gold units): passage ids, best first.
 Run = Callable[[str, Sequence[Sequence[str]]], list[str]]

@@ -73,9 +73,15 @@ class KnowledgeGraph:
         raises :class:`~kgp.errors.RemovalRefusedError` and changes nothing, unless
         ``allow_removal``."""
         try:
-            return self.syncer(on_progress).sync_folder(Path(folder), allow_removal=allow_removal)
-        finally:
+            report = self.syncer(on_progress).sync_folder(Path(folder), allow_removal=allow_removal)
+        except RemovalRefusedError:
+            raise  # refused before anything was written
+        except BaseException:
+            self._changed()  # a part may have been written
+            raise
+        if report.wrote:  # a watched folder syncs every few seconds: keep caches if it did not
             self._changed()
+        return report
 
     def watch(
         self,

@@ -106,6 +106,13 @@ METHODS = Registry(
 )
 
 
+# kgp eval's retrievers besides the traversal's kgp-SCORER[:SEEDER[:ORDER]]
+ANSWER_BOUNDS = ("none", "golden")  # only meaningful with a reader
+BASELINES = ("bm25", "tfidf", "knn", "dense", "mdr")
+GNN_RETRIEVERS = ("gnn-ret", "rgnn-ret")
+RETRIEVERS = (*ANSWER_BOUNDS, *BASELINES, *(f"kgp-{name}" for name in SCORERS), *GNN_RETRIEVERS)
+
+
 def listing(names: Iterable[str]) -> str:
     """``a, b or c``: for help texts."""
     items = list(names)

@@ -63,8 +63,8 @@ def binary(postings: Iterable[tuple[int, Iterable[K]]], *, total: int) -> dict[K
     return scores
 
 
-def top(scores: Mapping[K, float], limit: int) -> list[tuple[K, float]]:
-    """The ``limit`` best ``(key, score)``, ties by key."""
+def top(scores: Mapping[K, float], limit: int | None = None) -> list[tuple[K, float]]:
+    """The ``limit`` best ``(key, score)`` (all without one), ties by key."""
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
 
 

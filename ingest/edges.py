@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from kgp.ranking import top
 from kgp.stores.base import TIE, GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
 
@@ -35,14 +36,9 @@ EPS = TIE  # the index's float32 similarity is within this of the exact score
 Ranked = list[tuple[str, float]]
 
 
-def ranked(scores: Mapping[str, float]) -> Ranked:
-    """Candidates best first: higher score, then smaller id."""
-    return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
-
-
 def merge(current: Iterable[tuple[str, float]], new: Mapping[str, float], k: int) -> Ranked:
     """The k best of a passage's current neighbours and new candidates; pure."""
-    return ranked({**dict(current), **new})[:k]
+    return top({**dict(current), **new}, k)
 
 
 def exact_scores(source: np.ndarray, others: np.ndarray) -> np.ndarray:
@@ -63,7 +59,7 @@ def best_of(scores: np.ndarray, ids: Sequence[str], k: int, skip: int | None = N
     else:
         chosen = np.arange(len(row))
     pairs = {ids[int(j)]: float(row[j]) for j in chosen if np.isfinite(row[j])}
-    return ranked(pairs)[:k]
+    return top(pairs, k)
 
 
 @dataclass
@@ -178,7 +174,7 @@ class SimilarityLinker:
                     scores.update(zip(known, (float(v) for v in values), strict=True))
                 edges += [
                     SimilarEdge(pid, target, score, self.method)
-                    for target, score in ranked(scores)[: self.k]
+                    for target, score in top(scores, self.k)
                 ]
             group.edges.append(edges)
             offset = end
@@ -230,7 +226,7 @@ class SimilarityLinker:
                 offers[pid] = [(new_ids[i], float(v)) for i, v in zip(tried, values, strict=True)]
         rows_out = []
         for pid, offer in offers.items():
-            before = ranked(dict(current.get(pid, [])))
+            before = top(dict(current.get(pid, [])))
             after = merge(before, dict(offer), self.k)
             if after != before:
                 rows_out.append(self._row(pid, after))
@@ -283,7 +279,7 @@ class SimilarityLinker:
                 if contenders:
                     values = exact_scores(matrix[n], np.stack([vectors[c] for c in contenders]))
                     scores = dict(zip(contenders, (float(v) for v in values), strict=True))
-                replaced.append(self._row(pid, ranked(scores)[: self.k]))
+                replaced.append(self._row(pid, top(scores, self.k)))
             self.store.replace_similar(replaced)
             done += len(ids)
 
@@ -300,7 +296,7 @@ class SimilarityLinker:
         ranks within EPS of its k-th."""
         if len(candidates) <= k:
             return list(candidates)
-        order = ranked(candidates)
+        order = top(candidates)
         bar = order[k - 1][1] - EPS
         return [pid for pid, sim in order if sim >= bar]
 

@@ -104,7 +104,7 @@ def corpus_settings(settings: Settings) -> Settings:
     return settings.model_copy(update={"passage_mode": PassageMode.WHOLE})
 
 
-def groups(candidates: list[Candidate], settings: Settings) -> Iterator[list[Candidate]]:
+def groups(candidates: list[Candidate]) -> Iterator[list[Candidate]]:
     """Candidates in groups for embedding and linking together."""
     group: list[Candidate] = []
     budget = 0

@@ -53,6 +53,18 @@ class SyncReport:
     seconds: float = 0.0
 
     @property
+    def wrote(self) -> bool:
+        """The sync changed the graph."""
+        return bool(
+            self.added
+            or self.changed
+            or self.removed
+            or self.linked
+            or self.refilled
+            or self.recovered
+        )
+
+    @property
     def partial(self) -> bool:
         """Some documents could not be synced (they are listed in ``skipped``)."""
         return bool(self.skipped)
@@ -218,7 +230,7 @@ class Syncer:
         done = 0
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgp-write") as writer:
             pending: Future[None] | None = None
-            for group in groups(todo, self.settings):
+            for group in groups(todo):
                 prepared = self._prepare(group, stored, report)
                 if pending is not None:
                     pending.result()

@@ -19,7 +19,7 @@ SHARED_QUERIES = {
     "write_document",
     "delete_document",
     "list_documents",
-    "vector_search",
+    "knn_candidates",
     "fulltext_search",
     "neighbours",
     "save_trace",

@@ -16,14 +16,13 @@ import typer
 from kgp.cli.context import Context
 from kgp.cli.doctor import doctor
 from kgp.cli.evaluation import eval_command
-from kgp.cli.output import check_k, emit_json, fail
 from kgp.cli.query import ask, retrieve
 from kgp.cli.stats import stats
 from kgp.cli.sync import sync
 from kgp.cli.train import train_app
 from kgp.settings import StoreKind
 
-__all__ = ["Context", "app", "check_k", "emit_json", "fail", "main"]
+__all__ = ["app", "main"]
 
 app = typer.Typer(
     name="kgp",

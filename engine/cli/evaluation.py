@@ -11,6 +11,7 @@ from kgp.cli.context import Context
 from kgp.cli.output import check_k, emit_json, err, fail
 from kgp.errors import KgpError
 from kgp.files import private_dir
+from kgp.names import RETRIEVERS
 from kgp.settings import DEFAULT_K
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -30,9 +31,8 @@ def eval_command(
         list[str] | None,
         typer.Option(
             "--retrievers",
-            help="Comma-separated, default all: none, golden (with --reader), bm25, tfidf, knn, "
-            "dense, mdr, kgp-tfidf, kgp-embedding, kgp-hybrid, kgp-embedding-text, kgp-mdr, "
-            "kgp-t5, kgp-llm.",
+            help=f"Comma-separated, default all: {', '.join(RETRIEVERS)} (none and golden "
+            "with --reader); kgp-SCORER:SEEDER[:ORDER] picks the traversal's seeder and order.",
         ),
     ] = None,
     k: Annotated[

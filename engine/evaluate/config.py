@@ -6,14 +6,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from kgp.baselines import RETRIEVERS, known
 from kgp.errors import ConfigurationError
 from kgp.qa import QaItem
 from kgp.settings import DEFAULT_K
 
-Setting = Literal["shared", "per-question", "graph"]
 SETTINGS = ("shared", "per-question")
 
 

@@ -78,6 +78,10 @@ def run_evaluation(
         folder = per_question_folder(root, usable, name, key)
         holder = factory(data_dir=folder / "kb", graph="kgp")
     try:
+        # a reader that cannot run fails before any graph is built
+        reading = (
+            reader_and_judge(holder.settings if holder else settings) if config.reader else None
+        )
         if user_format:
             assert holder is not None
             targets: Iterator[Target] = iter([graph_target(holder, usable, result)])
@@ -87,9 +91,6 @@ def run_evaluation(
         else:
             extra = load_corpus(corpus) if corpus is not None else []
             targets = iter([shared_target(factory, root, usable, name, extra, key)])
-        reading = None
-        if config.reader:
-            reading = reader_and_judge(holder.settings if holder else settings)
         _run(
             result,
             targets,
@@ -173,7 +174,7 @@ def _run(
     k: int,
     *,
     reading: tuple[Reader, Judge] | None,
-    on_progress: Callable[[str, int, int], None] | None,
+    on_progress: Progress | None,
     out: Path | None,
     total: int,
     keep: KnowledgeGraph | None,

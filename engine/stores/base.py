@@ -221,16 +221,19 @@ class GraphStore(StoreMaintenance):
             depth = min(4 * depth, max(bound, want), depth_cap or bound)
         return results
 
+    def vector_index_entries(self) -> tuple[int, int]:
+        """The vector index's live passages and orphaned vectors (vectors of deleted or
+        rewritten passages it still holds; 0 where the store removes them)."""
+        rows = self.run("vector_index_bound")
+        return (int(rows[0]["live"]), int(rows[0]["orphans"])) if rows else (0, 0)
+
     def vector_index_bound(self) -> int:
         """How deep a vector search must go to see every entry of the index."""
-        rows = self.run("vector_index_bound")
-        return int(rows[0]["live"]) + int(rows[0]["orphans"]) if rows else 0
+        return sum(self.vector_index_entries())
 
     def orphaned_vectors(self) -> int:
-        """Vectors of deleted passages still in the vector index (0 where the store removes
-        them)."""
-        rows = self.run("vector_index_bound")
-        return int(rows[0]["orphans"]) if rows else 0
+        """Vectors of deleted passages still in the vector index."""
+        return self.vector_index_entries()[1]
 
     def rebuild_vector_index(self) -> None:
         """Drop and re-create the vector index, which clears orphaned vectors (stores that

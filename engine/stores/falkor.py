@@ -193,8 +193,8 @@ class FalkorStore(GraphStore):
         """Rebuild the vector index when orphaned vectors have piled up (past a fifth of its
         entries, and at least ORPHAN_MIN); True if it did. Searches stay correct either way
         (they look past orphans); a rebuild makes them cheap again."""
-        orphans = self.orphaned_vectors()
-        if orphans <= max(ORPHAN_MIN, self.vector_index_bound() // 5):
+        live, orphans = self.vector_index_entries()
+        if orphans <= max(ORPHAN_MIN, (live + orphans) // 5):
             return False
         self.rebuild_vector_index()
         return True

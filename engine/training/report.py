@@ -43,15 +43,7 @@ class GnnReport:
     seconds: float
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "beta_questions": self.beta_questions,
-            "iterations": self.iterations,
-            "losses": self.losses,
-            "questions": self.questions,
-            "seconds": self.seconds,
-        }
+        return asdict(self)
 
 
 def write_card(folder: Path, report: TrainReport) -> None:
