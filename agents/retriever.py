@@ -19,12 +19,13 @@ from kgp.agents.orderings import Ranked, by_visit
 from kgp.agents.passages import CachedPassage, PassageCache
 from kgp.agents.results import Retrieval, RetrievedPassage
 from kgp.agents.seeders import Seeder
-from kgp.agents.structural import StructuralItem, detect, resolve
+from kgp.agents.structural import StructuralItem, by_similarity, detect, resolve
 from kgp.agents.traversal import Score
 from kgp.errors import ConfigurationError, LlmError
 from kgp.names import METHODS, ORDERS, SCORERS
 from kgp.settings import DEFAULT_K
 from kgp.stores.base import GraphStore
+from kgp.stores.model import StoredPassage
 
 if TYPE_CHECKING:
     from kgp.agents.rgnn import RecurrentGnnRetriever
@@ -154,17 +155,24 @@ class Retriever:
         structure = resolve(
             self.store, question, reference, list(dict.fromkeys(rows[i].doc_id for i in ids))
         )
+        named = self._named_passages(question, structure.named)
         resolved = time.perf_counter()
         items = structure.items[: max(1, k - min(5, k // 3))] if structure.items else []
         taken = {item.id for item in items}
-        ids = [i for i in ids if i not in taken][: k - len(items)]
-        passages = self._passages(found, items, dict(order), [rows[i] for i in ids])
+        # the documents the question names lead the content; a table given whole is not
+        # repeated by the passages of its rows
+        content: dict[str, CachedPassage | StoredPassage] = {p.id: p for p, _ in named}
+        for i in ids:
+            content.setdefault(i, rows[i])
+        chosen = [p for p in content.values() if p.id not in taken and p.table_id not in taken]
+        ranking = dict(order) | {p.id: score for p, score in named}
+        passages = self._passages(found, items, ranking, chosen[: k - len(items)])
         done = time.perf_counter()
         return Retrieval(
             question=question,
             passages=passages,
             seeds=[{"id": s, "score": round(float(v), 6)} for s, v in found.seeds],
-            structure=structure.as_dict() if reference else None,
+            structure=structure.as_dict() if structure.reference else None,
             timings={
                 "seed_ms": round(1000 * found.seed_seconds, 2),
                 "traverse_ms": round(1000 * (walked - started - found.seed_seconds), 2),
@@ -176,14 +184,26 @@ class Retriever:
             notices=list(structure.notices),
         )
 
+    def _named_passages(
+        self, question: str, documents: Sequence[str]
+    ) -> list[tuple[StoredPassage, float]]:
+        """Every passage of the documents a structural question names, by similarity to the
+        question (their stored vectors: one query, no encoder call for the passages)."""
+        if not documents:
+            return []
+        query = self.services.embed([question])[0]
+        return by_similarity(query, self.store.document_passages(documents))
+
     def _passages(
         self,
         found: Found,
         items: Sequence[StructuralItem],
         ranking: dict[str, float],
-        chosen: Sequence[CachedPassage],
+        chosen: Sequence[CachedPassage | StoredPassage],
     ) -> list[RetrievedPassage]:
-        """The evidence: the pages and tables the question named first, then the passages."""
+        """The evidence: the pages and tables the question named first, then the passages. A
+        passage of a named document that the traversal did not reach is there by its
+        document: its path is the document and the passage, its step score its similarity."""
         docs = self.store.fetch_nodes({item.doc_id for item in items} | {p.doc_id for p in chosen})
 
         def document(doc_id: str) -> dict[str, str]:
@@ -209,17 +229,18 @@ class Retriever:
             for item in items
         ]
         for passage in chosen:
-            visit = found.walk.visits[passage.id]
+            score = ranking[passage.id]
+            visit = found.walk.visits.get(passage.id)
             out.append(
                 RetrievedPassage(
                     id=passage.id,
                     text=passage.text,
-                    score=round(ranking[passage.id], 6),
-                    step_score=round(visit.score, 6),
+                    score=round(score, 6),
+                    step_score=round(visit.score if visit else score, 6),
                     document=document(passage.doc_id),
                     page=passage.page,
-                    path=list(visit.path),
-                    hop=visit.hop,
+                    path=list(visit.path) if visit else [passage.doc_id, passage.id],
+                    hop=visit.hop if visit else 0,
                     kind="table-rows" if passage.table_id else "passage",
                     table=passage.table_id,
                 )

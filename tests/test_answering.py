@@ -8,10 +8,11 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from kgp.agents.reader import answer_prompt, fit_context, parse_citations
 from kgp.agents.results import RetrievedPassage
-from kgp.agents.structural import Reference, detect
+from kgp.agents.structural import Reference, caption_number, detect
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError, LlmError, ModelMissingError
 from kgp.ingest.encoder import resolve_encoder
@@ -127,6 +128,42 @@ def test_detect_references(question: str, pages: tuple[int, ...], tables: tuple[
     assert detect(question) == Reference(pages, tables)
 
 
+@pytest.mark.parametrize(
+    ("question", "reference"),
+    [
+        ("What does Table: 3 say?", Reference(tables=(3,))),
+        ("What does Table 6.1 show?", Reference(tables=("6.1",))),
+        ("In TABLE IV, which source is the largest?", Reference(tables=(4,))),
+        ("Compare table iv with Table A.2.", Reference(tables=(4, "A.2"))),
+        ("What do Tables I and II list?", Reference(tables=(1, 2))),
+        ("What do the tables of budget-2025.pdf show?", Reference(all_tables=True)),
+        ("List budget-2025.pdf's tables", Reference(all_tables=True)),
+        ("Which table in budget-2025.pdf lists the loan?", Reference(all_tables=True)),
+        ("Is the table I need in the appendix?", Reference()),
+        ("What does the table of contents list?", Reference()),
+        ("Where is table tennis played?", Reference()),
+    ],
+)
+def test_detect_table_numbers_as_printed(question: str, reference: Reference) -> None:
+    assert detect(question) == reference
+
+
+@pytest.mark.parametrize(
+    ("caption", "number"),
+    [
+        ("Table 2.1: Operating budget by cost line", "2.1"),
+        ("TABLE IV: Funding sources 2025", 4),
+        ("Table: 5 Public Health Outlay 2012-13", 5),
+        ("Table 1.", 1),
+        ("Table A.2 Appendix figures", "A.2"),
+        ("Table of figures", None),
+        ("Tableau de bord", None),
+    ],
+)
+def test_caption_numbers(caption: str, number: int | str | None) -> None:
+    assert caption_number(caption) == number
+
+
 def test_table_question_gets_the_table_and_content(kg: KnowledgeGraph) -> None:
     result = kg.retrieve("In Table 1, which station had the most pump hours?", k=8)
     first = result.passages[0]
@@ -135,10 +172,101 @@ def test_table_question_gets_the_table_and_content(kg: KnowledgeGraph) -> None:
     assert result.structure == {
         "pages": [],
         "tables": [1],
+        "all_tables": False,
         "documents": ["rainfall-2024.pdf"],
         "notice": None,
     }
     assert any(p.kind == "passage" for p in result.passages[1:]), "content is mixed in"
+    assert not [p for p in result.passages if p.table == first.id], "not repeated by its rows"
+
+
+def test_a_named_documents_table_one_is_never_another_documents(kg: KnowledgeGraph) -> None:
+    # rainfall-2024.pdf has a Table 1 too, and it is the answer when no document is named
+    result = kg.retrieve("In Table 1 of budget-2025.pdf, what will electricity cost in 2025?", k=6)
+    assert result.structure == {
+        "pages": [],
+        "tables": [1],
+        "all_tables": False,
+        "documents": ["budget-2025.pdf"],
+        "notice": None,
+    }
+    first = result.passages[0]
+    assert first.id == "budget-2025.pdf#page=1&table=0" and "| Electricity | 1,240 |" in first.text
+    assert [p.kind for p in result.passages].count("table") == 1
+    assert {p.document["path"] for p in result.passages} == {"budget-2025.pdf"}
+
+
+BUDGET_TABLES = [
+    "budget-2025.pdf#page=1&table=0",  # "Table 2.1: Operating budget by cost line"
+    "budget-2025.pdf#page=1&table=1",  # "Table 2.2: Capital projects"
+    "budget-2025.pdf#page=2&table=0",  # "TABLE IV: Funding sources 2025"
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "table"),
+    [
+        ("What does Table 2.1 of budget-2025.pdf list?", BUDGET_TABLES[0]),
+        ("TABLE IV of budget-2025.pdf: what share of the money is the loan?", BUDGET_TABLES[2]),
+        ("Table 4 of budget-2025.pdf: what share of the money is the loan?", BUDGET_TABLES[2]),
+        ("Which projects does Table 2.2 list?", BUDGET_TABLES[1]),  # the one document with it
+        ("What does Table 2 of budget-2025.pdf list?", BUDGET_TABLES[1]),  # no caption: the 2nd
+        ("What does Table 3 of budget-2025.pdf list?", BUDGET_TABLES[2]),
+    ],
+)
+def test_a_table_is_found_by_its_captions_number(
+    kg: KnowledgeGraph, question: str, table: str
+) -> None:
+    result = kg.retrieve(question, k=5)
+    assert [p.id for p in result.passages if p.kind == "table"] == [table]
+    assert result.passages[0].id == table and result.notices == []
+
+
+def test_a_dotted_number_names_only_the_table_captioned_with_it(kg: KnowledgeGraph) -> None:
+    result = kg.retrieve("What does Table 6.1 of budget-2025.pdf show?", k=5)
+    assert result.notices == ["budget-2025.pdf has no table 6.1 (it has 3 tables)"]
+    assert not [p for p in result.passages if p.kind == "table"]
+    other = kg.retrieve("What does Table 2.1 of rainfall-2024.pdf show?", k=5)
+    assert other.notices == ["rainfall-2024.pdf has no table 2.1 (it has 1 table)"]
+    assert not [p for p in other.passages if p.kind == "table"], "never its first table instead"
+
+
+def test_the_tables_of_a_named_document_are_all_of_them(kg: KnowledgeGraph) -> None:
+    result = kg.retrieve("What do the tables of budget-2025.pdf show?", k=6)
+    assert result.structure == {
+        "pages": [],
+        "tables": [],
+        "all_tables": True,
+        "documents": ["budget-2025.pdf"],
+        "notice": None,
+    }
+    assert [p.id for p in result.passages[:3]] == BUDGET_TABLES
+    assert all(p.kind == "table" and p.score == 1.0 for p in result.passages[:3])
+    assert "table-rows" not in {p.kind for p in result.passages}, "tables given whole, once"
+    none = kg.retrieve("What do the tables of maintenance.md say?", k=3)
+    assert none.notices == ["maintenance.md has no tables"] and none.structure
+    assert none.structure["documents"] == ["maintenance.md"]
+    unnamed = kg.retrieve("What is in the tables of the report?", k=3)
+    assert unnamed.structure is None, "every table of what? Without a name, a content question"
+
+
+def test_a_named_documents_passages_lead_the_content(kg: KnowledgeGraph) -> None:
+    question = "What does page 3 of budget-2025.pdf say about the pumps?"
+    result = kg.retrieve(question, k=20)
+    assert result.notices == ["budget-2025.pdf has no page 3 (it has 2 pages)"]
+    stored = kg.store.document_passages(["budget-2025.pdf"])
+    query = kg.encoder.encode([question])[0]
+    similarity = {p.id: float(np.dot(query, p.embedding)) for p in stored}
+    expected = sorted(similarity, key=lambda pid: (-similarity[pid], pid))
+    lead = [p.id for p in result.passages[: len(expected)]]
+    assert lead == expected, "every passage of the named document first, by similarity"
+    assert [p.score for p in result.passages[: len(expected)]] == pytest.approx(
+        [similarity[pid] for pid in expected], abs=1e-5
+    )
+    rest = result.passages[len(expected) :]
+    assert rest and all(p.document["path"] != "budget-2025.pdf" for p in rest)
+    by_name = [p for p in result.passages if p.path[0] == "budget-2025.pdf"]
+    assert by_name and all(p.path == ["budget-2025.pdf", p.id] and p.hop == 0 for p in by_name)
 
 
 def test_page_question_names_the_document(kg: KnowledgeGraph) -> None:
@@ -156,6 +284,7 @@ def test_the_model_resolves_references_the_rules_miss(kg: KnowledgeGraph, llm: C
     assert result.structure == {
         "pages": [2],
         "tables": [],
+        "all_tables": False,
         "documents": ["rainfall-2024.pdf"],
         "notice": None,
     }
@@ -174,6 +303,7 @@ def test_reference_to_a_missing_page_falls_back_to_content(kg: KnowledgeGraph) -
     assert result.structure == {
         "pages": [99],
         "tables": [],
+        "all_tables": False,
         "documents": [],
         "notice": "no document has page 99",
     }

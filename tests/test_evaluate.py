@@ -304,7 +304,9 @@ def test_user_questions_against_an_existing_graph(
     structural = [q.id for q in result.reports["dense"].questions if q.structures]
     assert structural == ["u2", "u3", "u4"]
     assert traversal["struct_em"] == 66.7, "the table and the whole page; not the missing page"
-    assert dense["struct_em"] == 33.3, "the vector index holds no tables"
+    # the vector index holds no Table nodes, and its top 30 of the examples' 42 passages leave
+    # part of the maintenance log's page out
+    assert dense["struct_em"] == 0.0
     u1 = result.reports["kgp-tfidf"].questions[0]
     assert len(u1.gold) == 1 and u1.gold[0] and u1.gold[0][0] in u1.retrieved
     assert [len(q.gold) for q in result.reports["dense"].questions] == [1, 1, 1, 2]
@@ -383,5 +385,5 @@ def test_shipped_example_questions(
     result = evaluate(EXAMPLE_QUESTIONS, factory, tmp_path, retrievers=["dense,kgp-tfidf"], k=10)
     assert result.unresolved == {}, "every supporting reference is in the examples graph"
     summary = result.summaries()
-    assert summary["kgp-tfidf"]["questions"] == 6 and summary["kgp-tfidf"]["struct_em"] == 100.0
+    assert summary["kgp-tfidf"]["questions"] == 9 and summary["kgp-tfidf"]["struct_em"] == 100.0
     assert summary["kgp-tfidf"]["recall@10"] >= summary["dense"]["recall@10"]

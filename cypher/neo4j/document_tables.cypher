@@ -1,5 +1,6 @@
-// Every table with its place, in document order (page, then position on the page): "Table 3"
-// of a document is its third.
+// Every table with its place and caption, in document order (page, then position on the
+// page): "Table 3" of a document is the one captioned "Table 3", else its third.
 MATCH (t:Table)
-RETURN t.id AS id, t.doc_id AS doc_id, t.page AS page, t.index AS index, t.markdown AS markdown
+RETURN t.id AS id, t.doc_id AS doc_id, t.page AS page, t.index AS index, t.markdown AS markdown,
+       t.caption AS caption
 ORDER BY doc_id, page, index

@@ -180,13 +180,15 @@ class PageContent:
 
 @dataclass(frozen=True, slots=True)
 class StoredTable:
-    """A table with its place: ``index`` is its position on its page (``tables``)."""
+    """A table with its place: ``index`` is its position on its page (``tables``); ``caption``
+    is the line printed above or below it ("Table 2.1: ..."), "" when none was found."""
 
     id: str
     doc_id: str
     page: int
     index: int
     markdown: str
+    caption: str = ""
 
 
 def _unsafe_key(key: str) -> bool:
@@ -366,4 +368,5 @@ def stored_table(row: Mapping[str, Any]) -> StoredTable:
         page=int(row["page"]),
         index=int(row["index"]),
         markdown=str(row["markdown"]),
+        caption=str(row["caption"] or ""),  # tables written before captions were kept have none
     )
