@@ -216,6 +216,30 @@ def _support(entry: Any, where: str) -> Support:
     return Support(document=document.strip(), **numbers)
 
 
+# the public sets kgp reads natively, with their licences (model cards name them)
+SETS = {
+    "musique": ("MuSiQue", "CC BY 4.0"),
+    "hotpotqa": ("HotpotQA", "CC BY-SA 4.0"),
+    "2wiki": ("2WikiMultihopQA", "Apache-2.0"),
+}
+
+
+def qa_set(row: Any) -> str:
+    """Which format a QA row is in: a key of :data:`SETS`, ``kgp`` (a user's question) or
+    ``corpus`` (a ``{title, text}`` passage)."""
+    if not isinstance(row, dict):
+        return "unknown"
+    if "supporting" in row:
+        return "kgp"
+    if "paragraphs" in row:
+        return "musique"
+    if "evidences" in row or "gold_passages" in row:
+        return "2wiki"
+    if "context" in row:
+        return "hotpotqa"
+    return "corpus" if "text" in row and "question" not in row else "unknown"
+
+
 def load_qa(path: str | Path, *, limit: int | None = None) -> list[QaItem]:
     """The questions of a QA file (a JSON list, or JSON lines)."""
     file = Path(path)

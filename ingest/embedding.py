@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +67,9 @@ class Encoder:
     def dimension(self) -> int:
         """The embedding size, from the model's pooling config when it has one (no loading)."""
         if self._model is None:
-            pooling = resolve_encoder(self.model_name) / "1_Pooling" / "config.json"
-            try:
-                return int(json.loads(pooling.read_text())["word_embedding_dimension"])
-            except (OSError, ValueError, KeyError):
-                pass
+            layout = Layout.read(resolve_encoder(self.model_name))
+            if layout is not None:
+                return layout.dimension
         self.load()
         dim = (
             self._model.get_embedding_dimension()
@@ -127,11 +126,61 @@ class Encoder:
         return out
 
 
+# module types by save format: sentence-transformers 2-5, then 6
 _MODULES = {
     "sentence_transformers.models.Transformer": "transformer",
+    "sentence_transformers.base.modules.transformer.Transformer": "transformer",
     "sentence_transformers.models.Pooling": "pooling",
+    "sentence_transformers.sentence_transformer.modules.pooling.Pooling": "pooling",
     "sentence_transformers.models.Normalize": "normalize",
+    "sentence_transformers.base.modules.normalize.Normalize": "normalize",
 }
+_POOLING_FLAGS = {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls"}
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """What a sentence-transformers model directory computes, when it is Transformer -> mean
+    or CLS Pooling (-> Normalize)."""
+
+    mode: str  # "mean" or "cls"
+    dimension: int
+    max_length: int
+    normalize: bool
+
+    @classmethod
+    def read(cls, path: Path) -> Layout | None:
+        """The layout of ``path`` in either save format (sentence-transformers 2-5: pooling
+        flags, ``word_embedding_dimension``, ``max_seq_length``; 6: ``pooling_mode``,
+        ``embedding_dimension``, the tokenizer's ``model_max_length``), or None when it does
+        more than that."""
+        try:
+            modules = json.loads((path / "modules.json").read_text())
+            kinds = [_MODULES.get(str(m.get("type")), "other") for m in modules]
+            if kinds not in (["transformer", "pooling"], ["transformer", "pooling", "normalize"]):
+                return None
+            folder = next(
+                str(m["path"]) for m, kind in zip(modules, kinds, strict=True) if kind == "pooling"
+            )
+            pooling = json.loads((path / folder / "config.json").read_text())
+            config = json.loads((path / "sentence_bert_config.json").read_text())
+            tokenizer = path / "tokenizer_config.json"
+            limits = json.loads(tokenizer.read_text()) if tokenizer.is_file() else {}
+        except (OSError, ValueError, KeyError, StopIteration, AttributeError):
+            return None
+        mode = pooling.get("pooling_mode")
+        if not isinstance(mode, str):
+            chosen = [
+                _POOLING_FLAGS.get(key, "other")
+                for key, on in pooling.items()
+                if key.startswith("pooling_mode") and on is True
+            ]
+            mode = chosen[0] if len(chosen) == 1 else None
+        dimension = pooling.get("word_embedding_dimension") or pooling.get("embedding_dimension")
+        if mode not in ("mean", "cls") or not dimension:
+            return None
+        length = config.get("max_seq_length") or limits.get("model_max_length") or 512
+        return cls(str(mode), int(dimension), int(length), kinds[-1] == "normalize")
 
 
 class TransformerPipeline:
@@ -142,46 +191,24 @@ class TransformerPipeline:
         import torch
         from transformers import AutoModel, AutoTokenizer
 
-        config = json.loads((path / "sentence_bert_config.json").read_text())
-        pooling = json.loads(
-            (path / self._module_path(path, "pooling") / "config.json").read_text()
-        )
-        self.max_seq_length = int(config.get("max_seq_length") or 512)
-        self.mode = "cls" if pooling.get("pooling_mode_cls_token") else "mean"
-        self.normalize = "normalize" in self._kinds(path)
-        self.dimension = int(pooling["word_embedding_dimension"])
+        layout = Layout.read(path)
+        if layout is None:
+            raise ValueError(f"{path} is not a Transformer -> Pooling (-> Normalize) model")
+        self.max_seq_length = layout.max_length
+        self.mode = layout.mode
+        self.normalize = layout.normalize
+        self.dimension = layout.dimension
         self.device = device
         self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-        self.model = AutoModel.from_pretrained(str(path), local_files_only=True).to(device).eval()
+        # weights shipped in float16 run in float32: the same vectors on every device
+        model = AutoModel.from_pretrained(str(path), local_files_only=True)
+        self.model = model.float().to(device).eval()
         self._torch = torch
-
-    @staticmethod
-    def _kinds(path: Path) -> list[str]:
-        modules = json.loads((path / "modules.json").read_text())
-        return [_MODULES.get(str(m.get("type")), "other") for m in modules]
-
-    @staticmethod
-    def _module_path(path: Path, kind: str) -> str:
-        modules = json.loads((path / "modules.json").read_text())
-        return next(str(m["path"]) for m in modules if _MODULES.get(str(m.get("type"))) == kind)
 
     @classmethod
     def fits(cls, path: Path) -> bool:
         """A Transformer, a mean or CLS Pooling and perhaps a Normalize, nothing else."""
-        try:
-            kinds = cls._kinds(path)
-            if kinds not in (["transformer", "pooling"], ["transformer", "pooling", "normalize"]):
-                return False
-            pooling = json.loads(
-                (path / cls._module_path(path, "pooling") / "config.json").read_text()
-            )
-        except (OSError, ValueError, KeyError, StopIteration):
-            return False
-        modes = [key for key, on in pooling.items() if key.startswith("pooling_mode") and on]
-        return (
-            modes in (["pooling_mode_mean_tokens"], ["pooling_mode_cls_token"])
-            and (path / "sentence_bert_config.json").is_file()
-        )
+        return Layout.read(path) is not None
 
     def get_embedding_dimension(self) -> int:
         return self.dimension

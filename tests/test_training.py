@@ -113,6 +113,59 @@ def test_pairs_follow_the_hops_with_hard_negatives(tmp_path: Path) -> None:
         assert len(pair.negatives) == 2 and not gold & set(pair.negatives)
 
 
+def musique_paragraph(idx: int, fact: int, supporting: bool) -> dict[str, object]:
+    title, text = FACTS[fact]
+    return {"idx": idx, "title": title, "paragraph_text": text, "is_supporting": supporting}
+
+
+MUSIQUE = {
+    "id": "m1",
+    "question": "Which river flows through the town where Acme was founded?",
+    "answer": "Merrimack",
+    "paragraphs": [
+        musique_paragraph(0, 0, True),
+        musique_paragraph(1, 2, True),
+        musique_paragraph(2, 4, False),
+    ],
+    "question_decomposition": [
+        {"question": "Where was Acme founded?", "answer": "Lowell", "paragraph_support_idx": 0},
+        {"question": "What river is in #1?", "answer": "Merrimack", "paragraph_support_idx": 1},
+    ],
+}
+
+
+def test_question_pairs_ask_the_question_alone_of_every_gold_passage(tmp_path: Path) -> None:
+    items = load_qa(data_file(tmp_path, [*ROWS, MUSIQUE]))
+    pairs = build_pairs(items, negatives=2, kind="questions")
+    assert all(pair.evidence == () for pair in pairs.pairs), "no path: what the encoder is asked"
+    founder = [p for p in pairs.pairs if p.question.startswith("Who founded the company")]
+    assert [p.positive.split("\n")[0] for p in founder] == ["Ada Park", "Acme Pump Company"]
+    subs = [p for p in pairs.pairs if p.source == MUSIQUE["question"]]
+    assert [p.question for p in subs] == [
+        MUSIQUE["question"],
+        MUSIQUE["question"],
+        "Where was Acme founded?",
+        "What river is in Lowell?",
+    ], "the question for each gold passage, then MuSiQue's sub-questions with #1 filled in"
+    assert {p.group for p in subs} == {MUSIQUE["question"]}, "held out with their question"
+    for pair in pairs.pairs:
+        gold = {p.positive for p in pairs.pairs if p.group == pair.group}
+        assert pair.negatives and not gold & set(pair.negatives)
+    with pytest.raises(ConfigurationError, match="unknown pair kind 'both'"):
+        build_pairs(items, kind="both")
+
+
+def test_held_out_questions_take_their_sub_questions_along(tmp_path: Path) -> None:
+    from kgp.training.session import split_held_out
+
+    items = load_qa(data_file(tmp_path, [*ROWS, MUSIQUE]))
+    pairs = build_pairs(items, kind="questions").pairs
+    for seed in range(6):
+        train, held = split_held_out(pairs, 0.5, seed)
+        assert not {p.group for p in train} & {p.group for p in held}
+        assert len(train) + len(held) == len(pairs)
+
+
 def test_bm25_ranks_rare_terms_first() -> None:
     index = Bm25(["the pump the pump", "Thelma pump", "a river town"])
     assert index.top("Thelma pump", 2) == [1, 0]
@@ -166,6 +219,58 @@ def test_train_mdr_end_to_end(tmp_path: Path, encoder: Encoder) -> None:
         ConfigurationError, match="exists; choose another --output or pass --overwrite"
     ):
         train_mdr(pairs, "all-MiniLM-L6-v2", out, config=QUICK)
+
+
+def test_train_encoder_in_half_precision_with_a_card_that_reproduces_it(tmp_path: Path) -> None:
+    from kgp.training.report import file_hashes
+    from safetensors import safe_open
+
+    path = data_file(tmp_path, [*ROWS, MUSIQUE])
+    pairs = load_training_data([path], negatives=2, kind="questions")
+    config = TrainConfig(epochs=1, batch_size=4, max_length=48, seed=3, threads=1)
+    runs = []
+    for name in ("enc", "enc-again"):
+        out = tmp_path / name
+        report = train_mdr(
+            pairs,
+            "all-MiniLM-L6-v2",
+            out,
+            config=config,
+            held_out=0.25,
+            progress=lambda _: None,
+            kind="encoder",
+            half=True,
+            command=f"kgp train encoder {path} --output {out} --half",
+            data=[str(path)],
+        )
+        runs.append((out, report))
+    (out, report), (again, _) = runs
+    with safe_open(str(out / "model.safetensors"), "pt") as weights:
+        dtypes = {str(weights.get_tensor(key).dtype) for key in weights.keys()}  # noqa: SIM118
+    assert dtypes == {"torch.float16"}, "shipped in half precision"
+    card = json.loads((out / "training.json").read_text())
+    assert card["kind"] == "encoder" and card["config"]["threads"] == 1
+    assert card["files"] == file_hashes(out) and "model.safetensors" in card["files"]
+    assert json.loads((again / "training.json").read_text())["files"] == card["files"], (
+        "the same command writes the same weights, bit for bit"
+    )
+    text = (out / "README.md").read_text()
+    assert "# kgp encoder model" in text and report.command in text
+    assert f"`{path}`: HotpotQA questions (licence CC BY-SA 4.0)" in text
+    assert "licence Apache-2.0" in text, "the base model's licence"
+    import numpy as np
+    import torch
+    from kgp.ingest.embedding import TransformerPipeline
+    from sentence_transformers import SentenceTransformer
+
+    encoder = Encoder(model=str(out)).load()
+    assert isinstance(encoder._model, TransformerPipeline), "sentence-transformers 6's layout"
+    texts = ["Who founded the Acme Pump Company, and where?", FACTS[1][1]]
+    reference = SentenceTransformer(
+        str(out), device="cpu", local_files_only=True, model_kwargs={"dtype": torch.float32}
+    )
+    theirs = reference.encode(texts, normalize_embeddings=True)
+    np.testing.assert_allclose(encoder.encode(texts), theirs, atol=1e-6)
 
 
 def test_trained_mdr_drives_the_scorer_and_the_graph(tmp_path: Path) -> None:

@@ -1,7 +1,10 @@
-"""``kgp train``: fine-tune the traversal's models (mdr, t5) and fit GNN-Ret's weights (gnn)."""
+"""``kgp train``: fine-tune the traversal's models (encoder, mdr, t5) and fit GNN-Ret's weights
+(gnn)."""
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,8 +15,9 @@ from kgp.errors import KgpError
 
 train_app = typer.Typer(
     help="Fine-tune the traversal's models from multi-hop QA data (MuSiQue, HotpotQA, 2Wiki): "
-    "mdr (bi-encoder), t5 (next-evidence generator), gnn (GNN-Ret's alpha).\n\n"
-    "Example: kgp train mdr ../shared/data/qa/train/musique_train.json --output models/mdr",
+    "encoder (the graph's encoder, as shipped), mdr (bi-encoder), t5 (next-evidence "
+    "generator), gnn (GNN-Ret's alpha).\n\n"
+    "Example: kgp train encoder ../shared/data/qa/train/musique_train.json --output models/enc",
     no_args_is_help=True,
 )
 
@@ -33,6 +37,11 @@ DeviceOption = Annotated[str, typer.Option(help="auto (CUDA when present), cpu o
 OverwriteOption = Annotated[
     bool, typer.Option("--overwrite", help="Replace an existing output directory.")
 ]
+BaseOption = Annotated[str, typer.Option(help="Sentence-transformers model to start from.")]
+ThreadsOption = Annotated[
+    int, typer.Option(min=0, help="CPU threads (0: torch's default); the weights depend on it.")
+]
+HalfOption = Annotated[bool, typer.Option("--half", help="Save the weights in float16.")]
 
 
 def _train(
@@ -46,18 +55,25 @@ def _train(
     device: str,
     overwrite: bool,
     config: Any,
+    half: bool = False,
 ) -> None:
+    from functools import partial
+
     from kgp.training import load_training_data, train_mdr, train_t5
 
     quiet = ctx.obj.quiet
+    pair_kind = "questions" if kind == "encoder" else "hops"
     try:
-        pairs = load_training_data(data, corpus or [], seed=config.seed)
+        pairs = load_training_data(data, corpus or [], seed=config.seed, kind=pair_kind)
         err.print(
             f"{len(pairs.pairs)} pairs from {pairs.questions} questions "
             f"({pairs.skipped} without gold passages skipped)",
             highlight=False,
         )
-        train = train_mdr if kind == "mdr" else train_t5
+        command = shlex.join(["kgp", *sys.argv[1:]])
+        train = (
+            train_t5 if kind == "t5" else partial(train_mdr, kind=kind, half=half, command=command)
+        )
         report = train(
             pairs,
             base,
@@ -74,14 +90,61 @@ def _train(
     print(f"saved {output} ({report.seconds:.0f} s on {report.device}; held out: {held})")
 
 
+@train_app.command("encoder")
+def train_encoder_command(
+    ctx: typer.Context,
+    data: DataArgument,
+    output: OutputOption = Path("models/encoder"),
+    base: BaseOption = "all-MiniLM-L6-v2",
+    corpus: CorpusOption = None,
+    epochs: EpochsOption = 2,
+    batch_size: BatchOption = 16,
+    learning_rate: Annotated[float, typer.Option("--lr", help="Peak learning rate.")] = 3e-5,
+    seed: SeedOption = 13,
+    max_length: LengthOption = 128,
+    threads: ThreadsOption = 0,
+    half: HalfOption = False,
+    device: DeviceOption = "auto",
+    overwrite: OverwriteOption = False,
+) -> None:
+    """Fine-tune the graph's encoder: each question against each of its gold passages (the
+    second hop's too) and each MuSiQue sub-question against its passage, with a contrastive
+    loss over in-batch and hard negatives. kgp's shipped model, kgp-traversal, is this
+    command's output (its card says how it was run).
+
+    Use the result as KGP_ENCODER (vectors, seeds, SIMILAR edges, final order).
+    Example: kgp train encoder ../shared/data/qa/train/musique_train.json --output models/enc
+    """
+    from kgp.training import TrainConfig
+
+    config = TrainConfig(
+        epochs=epochs,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        seed=seed,
+        max_length=max_length,
+        threads=threads,
+    )
+    _train(
+        ctx,
+        "encoder",
+        data,
+        corpus,
+        base=base,
+        output=output,
+        device=device,
+        overwrite=overwrite,
+        config=config,
+        half=half,
+    )
+
+
 @train_app.command("mdr")
 def train_mdr_command(
     ctx: typer.Context,
     data: DataArgument,
     output: OutputOption = Path("models/mdr"),
-    base: Annotated[
-        str, typer.Option(help="Sentence-transformers model to start from.")
-    ] = "all-MiniLM-L6-v2",
+    base: BaseOption = "all-MiniLM-L6-v2",
     corpus: CorpusOption = None,
     epochs: EpochsOption = 2,
     batch_size: BatchOption = 16,

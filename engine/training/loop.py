@@ -30,6 +30,7 @@ class TrainConfig:
     max_length: int = 128  # MiniLM's training length; 256 doubled the time per step
     negatives: int = 1  # hard negatives per pair in each batch (mdr)
     scale: float = 20.0  # similarity scale of the contrastive loss (mdr)
+    threads: int = 0  # torch's CPU threads (0: its default); the weights depend on it
 
 
 def print_to_stderr(message: str) -> None:

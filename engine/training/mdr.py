@@ -45,9 +45,14 @@ def train_mdr(
     held_out: float = 0.1,
     data: Sequence[str] = (),
     progress: Progress = print_to_stderr,
+    kind: str = "mdr",
+    half: bool = False,
+    command: str = "",
 ) -> TrainReport:
     """Fine-tune the bi-encoder at ``base`` (a sentence-transformers directory or the default
-    encoder's name) and save it at ``output``."""
+    encoder's name) and save it at ``output``. ``kind`` names the recipe on the model card
+    (``mdr``: hop pairs; ``encoder``: question pairs); ``half`` saves the weights in float16,
+    and the held-out figures are measured on those rounded weights."""
     from kgp.ingest.encoder import resolve_encoder
     from sentence_transformers import SentenceTransformer
 
@@ -64,7 +69,8 @@ def train_mdr(
     def encode(texts: list[str]) -> Any:
         return model.encode(texts, convert_to_numpy=True, normalize_embeddings=True)
 
-    report = session.report("mdr", base, pairs, data, asdict(config))
+    report = session.report(kind, base, pairs, data, asdict(config))
+    report.command = command
     before = ranking_metrics(encode, held)
     rng = random.Random(config.seed)
     report.losses = optimise(
@@ -74,16 +80,20 @@ def train_mdr(
         config,
         rng,
         session.temp,
-        lambda m: progress("mdr " + m),
+        lambda m: progress(f"{kind} {m}"),
     )
     model.eval()
+    if half:
+        model.half().float()  # the weights as they ship: rounded to float16
     after = ranking_metrics(encode, held)
     report.held_out = {
-        "questions": len({p.question for p in held}),
+        "questions": len({p.group for p in held}),
         "pairs": len(held),
         **{f"base_{k}": v for k, v in before.items()},
         **after,
     }
+    if half:
+        model.half()
     model.save(str(session.temp))
     return session.finish(report)
 

@@ -47,10 +47,10 @@ def peak_memory_mb(device: str) -> float:
 
 def split_held_out(pairs: list[Pair], share: float, seed: int) -> tuple[list[Pair], list[Pair]]:
     """Hold out whole questions (never a question's other hops) to measure on."""
-    questions = sorted({p.question for p in pairs})
+    questions = sorted({p.group for p in pairs})
     random.Random(seed).shuffle(questions)
     held = set(questions[: int(len(questions) * share)])
-    return [p for p in pairs if p.question not in held], [p for p in pairs if p.question in held]
+    return [p for p in pairs if p.group not in held], [p for p in pairs if p.group in held]
 
 
 @dataclass
@@ -77,10 +77,13 @@ class TrainingSession:
         held_out: float,
     ) -> TrainingSession:
         """Prepare the output, seed every RNG and pick the device (load the model after this)."""
+        import torch
         from kgp.ingest.encoder import resolve_device
 
         temp = prepare_output(output, overwrite)
         started = time.perf_counter()
+        if config.threads:
+            torch.set_num_threads(config.threads)
         seed_everything(config.seed)
         where = resolve_device(device)
         train, held = split_held_out(pairs.pairs, held_out, config.seed)
@@ -89,6 +92,9 @@ class TrainingSession:
     def report(
         self, kind: str, base: str, pairs: PairSet, data: Sequence[str], config: dict[str, Any]
     ) -> TrainReport:
+        import torch
+
+        config = {**config, "threads": torch.get_num_threads()}  # the weights depend on it
         return TrainReport(
             kind,
             base,

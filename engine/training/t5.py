@@ -91,7 +91,7 @@ def train_t5(
         lambda m: progress("t5 " + m),
     )
     report.held_out = {
-        "questions": len({p.question for p in held}),
+        "questions": len({p.group for p in held}),
         "pairs": len(held),
         "base_loss": before,
         "loss": held_loss(),
