@@ -32,7 +32,7 @@ class RetrievalConfig:
     method: str = "kgp"  # kgp.names.METHODS
     scorer: str = "tfidf"  # kgp.names.SCORERS
     seeder: str = "hybrid"  # kgp.names.SEEDERS
-    order: str = "question"  # kgp.names.ORDERS; for GNN-Ret, its own ranking ("visit")
+    order: str = "linked"  # kgp.names.ORDERS; for GNN-Ret, its own ranking ("visit")
     seeds: int = 10
     branching: int = 3
     kinds: tuple[EdgeKind, ...] = tuple(EdgeKind)
@@ -57,6 +57,7 @@ class RetrievalConfig:
             method=settings.method,
             scorer=settings.scorer,
             seeder=settings.seeder,
+            order=settings.order,
             seeds=settings.seeds,
             branching=settings.branching,
             max_df=settings.keyword_max_df,

@@ -1,19 +1,99 @@
-"""The final order of the passages a traversal visited: pure functions of the walk and each
-passage's cosine with the question, registered in ``kgp.names.ORDERS``. Each returns the ids
-with the score the order is by."""
+"""The final order of the passages a traversal visited: pure functions of what was found (an
+:class:`Evidence`), registered in ``kgp.names.ORDERS``. Each returns the ids with the score the
+order is by.
+
+The default, ``linked``, reads the retrieved passages as candidate reasoning pairs, the way a
+two-hop retriever ranks its paths: two passages score the sum of their similarities to the
+question, plus a bonus when one of them names the other's document title (an entity link of
+the paper's TAGME graph, with the knowledge base's titles as the entities). A passage ranks by
+the best pair it belongs to. Without links this is exactly the order by similarity to the
+question; with them, the passage a bridge names comes up beside the passage that names it
+("the director of *Film*" → the director's page), which similarity to the question alone
+misses."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from kgp.agents.seeders import reciprocal_rank_fusion
 from kgp.agents.traversal import Traversal, Visit
+from kgp.ingest.keywords import title_terms
+from kgp.text import STOPWORDS
 
 Ranked = list[tuple[str, float]]
+Link = tuple[str, str]  # (a, b): passage a names the title of b's document
+
+LINK_BONUS = 0.2  # chosen on train/ (docs/benchmarks.md, "The shipped model")
+MIN_TITLE_CHARS = 4  # shorter titles ("Art", "UK") match too much prose to be links
 
 
-def by_visit(walk: Traversal, cosine: Mapping[str, float]) -> Ranked:
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a final order may use: the walk, each passage's cosine with the question (by the
+    graph's encoder; a passage without a vector has none) and the links among the passages."""
+
+    walk: Traversal
+    cosine: Mapping[str, float]
+    links: frozenset[Link] = field(default_factory=frozenset)
+
+
+def title_links(
+    texts: Mapping[str, str], documents: Mapping[str, str], titles: Mapping[str, str]
+) -> frozenset[Link]:
+    """(a, b) for passages a and b of different documents when a's text names the title of
+    b's document (``documents``: passage → document id; ``titles``: document id → title), as a
+    whole phrase, case-insensitively, with or without a trailing "(...)" qualifier."""
+    patterns: dict[str, list[re.Pattern[str]]] = {}
+    for doc in {documents[p] for p in texts if p in documents}:
+        names = [
+            t
+            for t in title_terms(titles.get(doc, ""))
+            if len(t) >= MIN_TITLE_CHARS and t not in STOPWORDS
+        ]
+        patterns[doc] = [re.compile(rf"(?<!\w){re.escape(t)}(?!\w)") for t in names]
+    lowered = {p: " ".join(text.lower().split()) for p, text in texts.items() if p in documents}
+    members: dict[str, list[str]] = {}
+    for p in lowered:
+        members.setdefault(documents[p], []).append(p)
+    links: set[Link] = set()
+    for a, text in lowered.items():
+        for doc, found in patterns.items():
+            if doc != documents[a] and any(pattern.search(text) for pattern in found):
+                links.update((a, b) for b in members[doc])
+    return frozenset(links)
+
+
+def linked(found: Evidence, bonus: float = LINK_BONUS) -> Ranked:
+    """By the best pair each passage belongs to (see the module's docstring): a passage's score
+    is half of max over the others of (its cosine + theirs + ``bonus`` when linked either way),
+    its cosine when it is alone. Ties go to the passage more similar to the question;
+    passages without a vector go last."""
+    cosine = found.cosine
+    scored = [pid for pid in found.walk.ids() if pid in cosine]
+    partners: dict[str, list[str]] = {}
+    for a, b in found.links:
+        if a in cosine and b in cosine:
+            partners.setdefault(a, []).append(b)
+            partners.setdefault(b, []).append(a)
+    best = sorted(scored, key=lambda pid: -cosine[pid])[:2]
+
+    def pair(pid: str) -> float:
+        # a + b is b + a in floating point too: both passages of a pair get the same score
+        alone = [cosine[pid] + cosine[o] for o in best if o != pid][:1]
+        joined = [cosine[pid] + cosine[o] + bonus for o in partners.get(pid, ())]
+        return max([*alone, *joined], default=2 * cosine[pid]) / 2
+
+    keys = {pid: pair(pid) for pid in scored}
+    order = sorted(scored, key=lambda pid: (-keys[pid], -cosine[pid], pid))
+    rest = [pid for pid in found.walk.ids() if pid not in cosine]
+    return [(pid, keys[pid]) for pid in order] + [(pid, 0.0) for pid in rest]
+
+
+def by_visit(found: Evidence) -> Ranked:
     """As the traversal visited them, with the traversal's scores."""
+    walk = found.walk
     return [(pid, walk.visits[pid].score) for pid in walk.ids()]
 
 
@@ -22,13 +102,14 @@ def _by_similarity(walk: Traversal, cosine: Mapping[str, float]) -> list[str]:
     return sorted(walk.ids(), key=lambda i: -cosine[i] if i in cosine else float("inf"))
 
 
-def by_question(walk: Traversal, cosine: Mapping[str, float]) -> Ranked:
+def by_question(found: Evidence) -> Ranked:
     """By cosine with the question."""
-    return [(pid, cosine.get(pid, 0.0)) for pid in _by_similarity(walk, cosine)]
+    return [(pid, found.cosine.get(pid, 0.0)) for pid in _by_similarity(found.walk, found.cosine)]
 
 
-def by_paths(walk: Traversal, cosine: Mapping[str, float]) -> Ranked:
+def by_paths(found: Evidence) -> Ranked:
     """Each seed by similarity, followed by its best-scored child, then the rest by similarity."""
+    walk, cosine = found.walk, found.cosine
     similar = _by_similarity(walk, cosine)
     children: dict[str, list[Visit]] = {}
     for visit in walk.visits.values():
@@ -44,7 +125,12 @@ def by_paths(walk: Traversal, cosine: Mapping[str, float]) -> Ranked:
     return [(pid, cosine.get(pid, 0.0)) for pid in dict.fromkeys([*out, *similar])]
 
 
-def fused(walk: Traversal, cosine: Mapping[str, float]) -> Ranked:
+def fused(found: Evidence) -> Ranked:
     """Visiting order and similarity, fused by reciprocal rank."""
-    ids = walk.ids()
-    return reciprocal_rank_fusion([ids, _by_similarity(walk, cosine)], len(ids))
+    ids = found.walk.ids()
+    return reciprocal_rank_fusion([ids, _by_similarity(found.walk, found.cosine)], len(ids))
+
+
+def needs_links(order: object) -> bool:
+    """Whether an ordering reads the links (they cost a title lookup to find)."""
+    return order is linked

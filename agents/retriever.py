@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from kgp.agents.context import OnFirstUse, QuestionVectors, RetrievalConfig, Services
 from kgp.agents.methods import Found, Method, Parts
-from kgp.agents.orderings import Ranked, by_visit
+from kgp.agents.orderings import Evidence, Link, Ranked, by_visit, needs_links, title_links
 from kgp.agents.passages import CachedPassage, PassageCache
 from kgp.agents.results import Retrieval, RetrievedPassage
 from kgp.agents.seeders import Seeder
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from kgp.agents.rgnn import RecurrentGnnRetriever
 
 MAX_QUESTION_CHARS = 4000
+Documents = dict[str, dict[str, Any]]  # document id -> its node's properties
 RGNN_NEEDS_CHAT = (
     "rgnn needs a chat model for its sub-questions: set KGP_LLM_BASE_URL and KGP_LLM_MODEL"
 )
@@ -124,15 +125,27 @@ class Retriever:
         self.passages.get([*ids, *(t for targets in found.values() for t in targets)])
         return found
 
-    def _ordered(self, question: str, found: Found, rows: dict[str, CachedPassage]) -> Ranked:
-        """The retrieved passages in their final order, each with the score that order is by."""
+    def _ordered(
+        self, question: str, found: Found, rows: dict[str, CachedPassage], docs: Documents
+    ) -> Ranked:
+        """The retrieved passages in their final order, each with the score that order is by.
+        An order that reads the links among the passages gets their documents' titles into
+        ``docs`` (the one document lookup of the question, which the result reuses)."""
         walk = found.walk
         ids = walk.ids()
         if self.order is by_visit or len(ids) < 2:
-            return by_visit(walk, {})
+            return by_visit(Evidence(walk, {}))
         query = self.services.embed([question])[0]
         cosine = {pid: float(np.dot(query, rows[pid].embedding)) for pid in ids if pid in rows}
-        return self.order(walk, cosine)
+        links: frozenset[Link] = frozenset()
+        if needs_links(self.order):
+            docs.update(self.store.fetch_nodes({rows[pid].doc_id for pid in cosine}))
+            links = title_links(
+                {pid: rows[pid].text for pid in cosine},
+                {pid: rows[pid].doc_id for pid in cosine},
+                {doc: str(node.get("title", "")) for doc, node in docs.items()},
+            )
+        return self.order(Evidence(walk, cosine, links))
 
     def retrieve(self, question: str, k: int = DEFAULT_K) -> Retrieval:
         if k < 1:
@@ -149,7 +162,9 @@ class Retriever:
         found = self.method(self._parts, question, k)
         walked = time.perf_counter()
         rows = self.passages.get(found.walk.ids())
-        order = [(i, score) for i, score in self._ordered(question, found, rows) if i in rows]
+        docs: Documents = {}
+        ranked = self._ordered(question, found, rows, docs)
+        order = [(i, score) for i, score in ranked if i in rows]
         ids = [i for i, _ in order]
         reference = detect(question, self._structure_model.get())
         structure = resolve(
@@ -166,7 +181,7 @@ class Retriever:
             content.setdefault(i, rows[i])
         chosen = [p for p in content.values() if p.id not in taken and p.table_id not in taken]
         ranking = dict(order) | {p.id: score for p, score in named}
-        passages = self._passages(found, items, ranking, chosen[: k - len(items)])
+        passages = self._passages(found, items, ranking, chosen[: k - len(items)], docs)
         done = time.perf_counter()
         return Retrieval(
             question=question,
@@ -200,11 +215,14 @@ class Retriever:
         items: Sequence[StructuralItem],
         ranking: dict[str, float],
         chosen: Sequence[CachedPassage | StoredPassage],
+        docs: Documents,
     ) -> list[RetrievedPassage]:
         """The evidence: the pages and tables the question named first, then the passages. A
         passage of a named document that the traversal did not reach is there by its
         document: its path is the document and the passage, its step score its similarity."""
-        docs = self.store.fetch_nodes({item.doc_id for item in items} | {p.doc_id for p in chosen})
+        wanted = {item.doc_id for item in items} | {p.doc_id for p in chosen}
+        if wanted - docs.keys():  # those the order did not read already
+            docs.update(self.store.fetch_nodes(wanted - docs.keys()))
 
         def document(doc_id: str) -> dict[str, str]:
             node = docs.get(doc_id, {})

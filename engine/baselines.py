@@ -56,7 +56,7 @@ def make_runner(kg: KnowledgeGraph, name: str, k: int) -> Run:
         retriever = kg.retriever(
             scorer=scorer,
             seeder=choice[0] if choice else None,
-            order=choice[1] if len(choice) > 1 else "question",
+            order=choice[1] if len(choice) > 1 else None,
         )
         return lambda question, gold: [p.id for p in retriever.retrieve(question, k).passages]
     raise ConfigurationError(f"unknown retriever {name!r}; choose from {', '.join(RETRIEVERS)}")

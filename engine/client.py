@@ -187,10 +187,10 @@ class KnowledgeGraph:
         *,
         scorer: str | None = None,
         seeder: str | None = None,
-        order: str = "question",
+        order: str | None = None,
         method: str | None = None,
     ) -> Retriever:
-        """A retriever bound to this graph (default scorer, seeder and method from the
+        """A retriever bound to this graph (default scorer, seeder, order and method from the
         settings; method ``kgp``, ``gnn`` for GNN-Ret or ``rgnn`` for RGNN-Ret). The client keeps
         one per configuration: models load once and passages stay cached between questions until
         the graph changes. Safe to call from many threads."""
@@ -225,12 +225,13 @@ class KnowledgeGraph:
         *,
         scorer: str | None = None,
         seeder: str | None = None,
+        order: str | None = None,
         method: str | None = None,
     ) -> Retrieval:
         """Evidence for a question: seeds, then Algorithm 1 (``k`` passages, default the
         settings' budget), or GNN-Ret / RGNN-Ret with ``method="gnn"`` / ``"rgnn"``. Each passage
         has its text, score, document, page and the path that reached it."""
-        return self.retriever(scorer=scorer, seeder=seeder, method=method).retrieve(
+        return self.retriever(scorer=scorer, seeder=seeder, order=order, method=method).retrieve(
             question, self.settings.budget if k is None else k
         )
 
@@ -241,6 +242,7 @@ class KnowledgeGraph:
         *,
         scorer: str | None = None,
         seeder: str | None = None,
+        order: str | None = None,
         method: str | None = None,
     ) -> Answer:
         """Retrieve evidence, then answer with the configured chat model, citing the passages
@@ -249,7 +251,9 @@ class KnowledgeGraph:
         from kgp.agents.llm import ChatClient
         from kgp.agents.reader import Answer, Reader
 
-        retrieval = self.retrieve(question, k, scorer=scorer, seeder=seeder, method=method)
+        retrieval = self.retrieve(
+            question, k, scorer=scorer, seeder=seeder, order=order, method=method
+        )
         settings = self.settings
         if not settings.llm_base_url or not settings.llm_model:
             return Answer(

@@ -85,10 +85,15 @@ SEEDERS = Registry(
         Entry("gnn", "GNN-Ret's nearest passages", "kgp.agents.seeders:gnn"),
     ],
 )
-# the final order of the K passages: pure functions (walk, cosine with the question)
+# the final order of the K passages: pure functions of an Evidence (walk, cosines, links)
 ORDERS = Registry(
     "order",
     [
+        Entry(
+            "linked",
+            "by similarity, passages that name each other's title paired",
+            "kgp.agents.orderings:linked",
+        ),
         Entry("visit", "as the traversal visited them", "kgp.agents.orderings:by_visit"),
         Entry("question", "by similarity to the question", "kgp.agents.orderings:by_question"),
         Entry("fused", "visit and similarity, fused by rank", "kgp.agents.orderings:fused"),

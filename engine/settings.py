@@ -16,7 +16,7 @@ from typing import Any
 
 import platformdirs
 from kgp.errors import ConfigurationError
-from kgp.names import METHODS, SCORERS, SEEDERS, listing
+from kgp.names import METHODS, ORDERS, SCORERS, SEEDERS, listing
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
@@ -108,13 +108,15 @@ class Settings(BaseSettings):
     # chosen on train/ by tests/bench/retrieval_bench.py (README, Retrieval)
     seeder: str = "hybrid"  # one of kgp.names.SEEDERS
     scorer: str = "tfidf"  # one of kgp.names.SCORERS
+    order: str = "linked"  # one of kgp.names.ORDERS: the final order of the passages
     # kgp: Algorithm 1; gnn / rgnn: GNN-Ret / RGNN-Ret over the same graph
     method: str = "kgp"  # one of kgp.names.METHODS
 
-    @field_validator("seeder", "scorer", "method", mode="after")
+    @field_validator("seeder", "scorer", "order", "method", mode="after")
     @classmethod
     def _known_name(cls, value: str, info: ValidationInfo) -> str:
-        known = {"seeder": SEEDERS, "scorer": SCORERS, "method": METHODS}[str(info.field_name)]
+        registries = {"seeder": SEEDERS, "scorer": SCORERS, "order": ORDERS, "method": METHODS}
+        known = registries[str(info.field_name)]
         if value not in known:
             raise ValueError(f"choose one of {listing(known)}")
         return value

@@ -8,7 +8,7 @@ import typer
 from kgp.cli.context import Context
 from kgp.cli.output import check_k, emit_json, err, fail, warn
 from kgp.errors import KgpError
-from kgp.names import METHODS, SCORERS, SEEDERS, listing
+from kgp.names import METHODS, ORDERS, SCORERS, SEEDERS, listing
 from kgp.settings import DEFAULT_K
 from rich.console import Console
 
@@ -18,6 +18,10 @@ ScorerOption = Annotated[
 ]
 SeederOption = Annotated[
     str | None, typer.Option(metavar="NAME", help=f"Seeder: {listing(SEEDERS)} (KGP_SEEDER).")
+]
+OrderOption = Annotated[
+    str | None,
+    typer.Option(metavar="NAME", help=f"Final order: {listing(ORDERS)} (KGP_ORDER)."),
 ]
 MethodOption = Annotated[
     str | None,
@@ -40,6 +44,7 @@ def retrieve(
     k: KOption = None,
     scorer: ScorerOption = None,
     seeder: SeederOption = None,
+    order: OrderOption = None,
     method: MethodOption = None,
     save_trace: Annotated[
         bool,
@@ -60,7 +65,9 @@ def retrieve(
         settings = state.settings()
         with state.open(settings) as kg:
             kg.encoder.load()  # the timings are the question's, not the model's loading
-            result = kg.retrieve(question, k, scorer=scorer, seeder=seeder, method=method)
+            result = kg.retrieve(
+                question, k, scorer=scorer, seeder=seeder, order=order, method=method
+            )
             if save_trace:
                 trace_id = kg.save_trace(
                     result,
@@ -92,6 +99,7 @@ def ask(
     k: KOption = None,
     scorer: ScorerOption = None,
     seeder: SeederOption = None,
+    order: OrderOption = None,
     method: MethodOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
 ) -> None:
@@ -106,7 +114,7 @@ def ask(
         settings = state.settings()
         with state.open(settings) as kg:
             kg.encoder.load()
-            answer = kg.ask(question, k, scorer=scorer, seeder=seeder, method=method)
+            answer = kg.ask(question, k, scorer=scorer, seeder=seeder, order=order, method=method)
     except KgpError as exc:
         raise fail(str(exc)) from None
     failed = answer.error is not None and settings.llm_base_url and settings.llm_model
