@@ -23,10 +23,11 @@ import numpy as np
 from kgp.errors import ConfigurationError
 from kgp.settings import DEFAULT_K, Settings
 from kgp.stores.base import GraphStore
-from kgp.stores.model import EdgeKind
+from kgp.stores.model import EdgeKind, Neighbour, StoredPassage
 
 Distances = dict[str, float]
 Adjacency = Mapping[str, Iterable[str]]
+LINKS = ("keywords", "titles")
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,9 @@ class GnnParams:
     top_k: int = 5  # K: relevant passages that send messages
     pool: int = 100  # passages whose distances come from the vector index
     similar: bool = False  # also pass messages along SIMILAR edges
+    # shared keywords pass messages ("keywords"), or only those where one passage names the
+    # other's document title ("titles": entity links, closest to the paper's Wikipedia links)
+    links: str = "keywords"
     trained_on: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -45,6 +49,8 @@ class GnnParams:
             raise ConfigurationError(f"GNN beta must be in [0, 1], not {self.beta}")
         if self.top_k < 1 or self.pool < 1:
             raise ConfigurationError("GNN top_k and pool must be at least 1")
+        if self.links not in LINKS:
+            raise ConfigurationError(f"GNN links must be {' or '.join(LINKS)}, not {self.links!r}")
 
     @property
     def kinds(self) -> tuple[EdgeKind, ...]:
@@ -142,13 +148,41 @@ class GnnRetriever:
             adjacency.setdefault(source, set())
         if not sources:
             return
-        for edge in self.store.neighbours(sources, self.params.kinds, max_df=self.max_df):
+        edges = self.store.neighbours(sources, self.params.kinds, max_df=self.max_df)
+        reached = {e.target for e in edges}
+        titles = self.params.links == "titles"
+        texts_too = set(sources) if titles else set()  # title links read the sources' texts
+        rows = self.store.passage_vectors(sorted((reached - h.keys()) | texts_too))
+        if titles:
+            edges = self._title_links(edges, rows)
+        for edge in edges:
             adjacency[edge.source].add(edge.target)
-        new = sorted({t for s in sources for t in adjacency[s]} - h.keys())
-        for pid, passage in self.store.passage_vectors(new).items():
-            stored = np.asarray(passage.embedding, dtype=np.float32)
-            norm = float(np.linalg.norm(stored)) or 1.0
-            h[pid] = 1.0 - float(np.dot(vector, stored)) / norm
+        for pid in sorted({t for s in sources for t in adjacency[s]} - h.keys()):
+            if pid in rows:
+                stored = np.asarray(rows[pid].embedding, dtype=np.float32)
+                norm = float(np.linalg.norm(stored)) or 1.0
+                h[pid] = 1.0 - float(np.dot(vector, stored)) / norm
+
+    def _title_links(
+        self, edges: list[Neighbour], rows: Mapping[str, StoredPassage]
+    ) -> list[Neighbour]:
+        """The keyword edges where one passage names the other's document title (one document
+        lookup); NEXT and SIMILAR edges stay."""
+        from kgp.agents.orderings import title_links
+
+        docs = self.store.fetch_nodes({row.doc_id for row in rows.values()})
+        links = title_links(
+            {pid: row.text for pid, row in rows.items()},
+            {pid: row.doc_id for pid, row in rows.items()},
+            {doc: str(node.get("title", "")) for doc, node in docs.items()},
+        )
+        return [
+            e
+            for e in edges
+            if e.kind is not EdgeKind.KEYWORD
+            or (e.source, e.target) in links
+            or (e.target, e.source) in links
+        ]
 
     def retrieve(self, question: str, k: int) -> list[tuple[str, float]]:
         """Passage ids and integrated distances, nearest first."""

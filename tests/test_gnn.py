@@ -83,6 +83,24 @@ def test_gnn_retriever_on_the_example_graph(kg: kgp.KnowledgeGraph) -> None:
     assert table.passages[0].kind == "table", "structural questions work the same way"
 
 
+def test_gnn_over_title_links_only(kg: kgp.KnowledgeGraph) -> None:
+    """links="titles": shared keywords pass messages only where one passage names the other's
+    document title (the paper's graph links pages by their hyperlinks)."""
+    params = GnnParams(pool=10, links="titles")
+    gnn = GnnRetriever(kg.store, kg.encoder.encode, params)
+    with kg.store.counting() as calls:
+        ranked = gnn.retrieve("Who manages Alder Creek station?", 5)
+    assert calls() == 4, "vector search, neighbours, vectors and texts, document titles"
+    assert len(ranked) == 5
+    everything = GnnRetriever(kg.store, kg.encoder.encode, GnnParams(pool=10))
+    h_all, h_titles = (
+        r.distances("Who manages Alder Creek station?", 5) for r in (everything, gnn)
+    )
+    assert set(h_titles) <= set(h_all), "fewer links reach fewer passages"
+    with pytest.raises(ConfigurationError, match="GNN links must be keywords or titles"):
+        GnnParams(links="wikipedia")
+
+
 def test_gnn_on_an_empty_graph(tmp_path: Path, encoder: Encoder) -> None:
     with kgp.open(data_dir=tmp_path / "empty", loaded_encoder=encoder) as empty:
         assert empty.retrieve("anything?", 5, method="gnn").passages == []

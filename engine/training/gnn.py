@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -98,14 +99,7 @@ def train_gnn(
             f"rgnn: beta {fitted.beta} from {len(recurrent)} questions with sub-questions, "
             f"loss {beta_losses[fitted.beta]} (at 0.9: {beta_losses.get(0.9)})"
         )
-    params = GnnParams(
-        fitted.alphas,
-        fitted.beta,
-        fitted.top_k,
-        fitted.pool,
-        fitted.similar,
-        trained_on=[str(p) for p in paths],
-    )
+    params = replace(fitted, trained_on=[str(p) for p in paths])
     output.parent.mkdir(parents=True, exist_ok=True)
     params.save(output)
     return GnnReport(
