@@ -119,7 +119,9 @@ class QuestionVectors:
 
 
 class Services:
-    """What scorers, seeders and methods may use. GNN-Ret is built on first use."""
+    """What scorers, seeders and methods may use: the store, the graph's encoder (``embed``,
+    and its name ``encoder``), the configuration and the passage cache. GNN-Ret is built on
+    first use."""
 
     def __init__(
         self,
@@ -128,9 +130,11 @@ class Services:
         config: RetrievalConfig,
         *,
         passages: PassageCache | None = None,
+        encoder: str = "",
     ) -> None:
         self.store = store
         self.embed = embed
+        self.encoder = encoder  # the graph's encoder, as the graph records it
         self.config = config
         self.passages = passages or PassageCache(store)
         self._gnn: GnnRetriever | None = None

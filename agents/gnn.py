@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 from kgp.errors import ConfigurationError
+from kgp.ingest.keywords import title_links
 from kgp.settings import DEFAULT_K, Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import EdgeKind, Neighbour, StoredPassage
@@ -168,8 +169,6 @@ class GnnRetriever:
     ) -> list[Neighbour]:
         """The keyword edges where one passage names the other's document title (one document
         lookup); NEXT and SIMILAR edges stay."""
-        from kgp.agents.orderings import title_links
-
         docs = self.store.fetch_nodes({row.doc_id for row in rows.values()})
         links = title_links(
             {pid: row.text for pid, row in rows.items()},

@@ -30,24 +30,23 @@ def _models(services: Services, scorer: str) -> Settings:
 
 
 def mdr(services: Services) -> Score:
-    """A fine-tuned bi-encoder for f and g (``KGP_MDR_MODEL``)."""
-    settings = _models(services, "mdr")
-    if not settings.mdr_model:
-        raise ConfigurationError(
-            "the mdr scorer needs a bi-encoder: set KGP_MDR_MODEL to its directory"
-        )
-    from kgp.ingest.encoder import resolve_encoder
+    """A fine-tuned bi-encoder for f and g: ``KGP_MDR_MODEL``, else kgp's shipped model. When
+    it is the graph's own encoder, g is the candidates' stored vectors (no encoding)."""
+    from kgp.ingest.encoder import encoder_identity, resolve_encoder
+    from kgp.model import SHIPPED_MODEL
 
-    resolve_encoder(settings.mdr_model)  # a wrong path fails now, not at the first question
-    encoder = OnFirstUse(
-        lambda: _encoder(settings.mdr_model, settings.device, settings.embed_batch)
-    )
+    settings = _models(services, "mdr")
+    model = settings.mdr_model or SHIPPED_MODEL
+    resolve_encoder(model)  # a wrong path fails now, not at the first question
+    encoder = OnFirstUse(lambda: _encoder(model, settings.device, settings.embed_batch))
 
     def encode(texts: list[str]) -> np.ndarray:
         loaded: Encoder = encoder.get()
         return loaded.encode(texts)
 
-    return MdrScorer(encode, services.passages.texts)
+    own = encoder_identity(model) == services.encoder
+    stored = services.passages.vectors if own else None
+    return MdrScorer(encode, services.passages.texts, vectors=stored)
 
 
 class _LazyT5:

@@ -13,20 +13,16 @@ misses."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kgp.agents.seeders import reciprocal_rank_fusion
 from kgp.agents.traversal import Traversal, Visit
-from kgp.ingest.keywords import title_terms
-from kgp.text import STOPWORDS
+from kgp.ingest.keywords import Link
 
 Ranked = list[tuple[str, float]]
-Link = tuple[str, str]  # (a, b): passage a names the title of b's document
 
 LINK_BONUS = 0.2  # chosen on train/ (docs/benchmarks.md, "The shipped model")
-MIN_TITLE_CHARS = 4  # shorter titles ("Art", "UK") match too much prose to be links
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,32 +33,6 @@ class Evidence:
     walk: Traversal
     cosine: Mapping[str, float]
     links: frozenset[Link] = field(default_factory=frozenset)
-
-
-def title_links(
-    texts: Mapping[str, str], documents: Mapping[str, str], titles: Mapping[str, str]
-) -> frozenset[Link]:
-    """(a, b) for passages a and b of different documents when a's text names the title of
-    b's document (``documents``: passage → document id; ``titles``: document id → title), as a
-    whole phrase, case-insensitively, with or without a trailing "(...)" qualifier."""
-    patterns: dict[str, list[re.Pattern[str]]] = {}
-    for doc in {documents[p] for p in texts if p in documents}:
-        names = [
-            t
-            for t in title_terms(titles.get(doc, ""))
-            if len(t) >= MIN_TITLE_CHARS and t not in STOPWORDS
-        ]
-        patterns[doc] = [re.compile(rf"(?<!\w){re.escape(t)}(?!\w)") for t in names]
-    lowered = {p: " ".join(text.lower().split()) for p, text in texts.items() if p in documents}
-    members: dict[str, list[str]] = {}
-    for p in lowered:
-        members.setdefault(documents[p], []).append(p)
-    links: set[Link] = set()
-    for a, text in lowered.items():
-        for doc, found in patterns.items():
-            if doc != documents[a] and any(pattern.search(text) for pattern in found):
-                links.update((a, b) for b in members[doc])
-    return frozenset(links)
 
 
 def linked(found: Evidence, bonus: float = LINK_BONUS) -> Ranked:

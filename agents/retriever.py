@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from kgp.agents.context import OnFirstUse, QuestionVectors, RetrievalConfig, Services
 from kgp.agents.methods import Found, Method, Parts
-from kgp.agents.orderings import Evidence, Link, Ranked, by_visit, needs_links, title_links
+from kgp.agents.orderings import Evidence, Ranked, by_visit, needs_links
 from kgp.agents.passages import CachedPassage, PassageCache
 from kgp.agents.results import Retrieval, RetrievedPassage
 from kgp.agents.seeders import Seeder
 from kgp.agents.structural import StructuralItem, by_similarity, detect, resolve
 from kgp.agents.traversal import Score
 from kgp.errors import ConfigurationError, LlmError
+from kgp.ingest.keywords import Link, title_links
 from kgp.names import METHODS, ORDERS, SCORERS
 from kgp.settings import DEFAULT_K
 from kgp.stores.base import GraphStore
@@ -53,20 +54,24 @@ def clean_question(question: str) -> tuple[str, list[str]]:
 
 class Retriever:
     """KGP retrieval over one store. ``embed`` is the graph's sentence encoder (batch
-    function)."""
+    function), ``encoder`` its name as the graph records it."""
 
     def __init__(
         self,
         store: GraphStore,
         embed: Callable[[list[str]], np.ndarray],
         config: RetrievalConfig | None = None,
+        *,
+        encoder: str = "",
     ) -> None:
         self.config = config or RetrievalConfig()
         if self.config.method == "rgnn":
             self.config.chat_settings(RGNN_NEEDS_CHAT)
         self.store = store
         self.passages = PassageCache(store)
-        self.services = Services(store, QuestionVectors(embed), self.config, passages=self.passages)
+        self.services = Services(
+            store, QuestionVectors(embed), self.config, passages=self.passages, encoder=encoder
+        )
         self.scorer: Score = SCORERS.load(self.config.scorer)(self.services)
         self.method: Method = METHODS.load(self.config.method)
         self.order: Callable[..., Ranked] = ORDERS.load(self.config.order)

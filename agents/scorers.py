@@ -65,9 +65,9 @@ class EmbeddingScorer:
 
 class MdrScorer:
     """A fine-tuned bi-encoder (MDR-style): f encodes the question followed by the path's
-    passages, g encodes the candidate with the same model (cached by id, since the graph's
-    stored vectors come from the graph's encoder), φ the inner product. One encoder call for
-    the paths and one for unseen candidates per hop."""
+    passages, g is the candidate by the same model: its stored vector when the model is the
+    graph's encoder (``vectors``), else encoded once and cached by id; φ the inner product.
+    One encoder call for the paths and at most one for unseen candidates per hop."""
 
     name = "mdr"
 
@@ -76,11 +76,13 @@ class MdrScorer:
         encode: Callable[[list[str]], np.ndarray],
         texts: Callable[[Sequence[str]], Mapping[str, str]],
         *,
+        vectors: Callable[[Sequence[str]], Mapping[str, np.ndarray]] | None = None,
         max_path_passages: int = 3,
         cache_size: int = 100_000,
     ) -> None:
         self.encode = encode
         self.texts = texts
+        self.vectors = vectors
         self.max_path_passages = max_path_passages
         self._g: SharedCache[str, np.ndarray] = SharedCache(cache_size)  # g by passage id
 
@@ -92,6 +94,8 @@ class MdrScorer:
     ) -> list[list[float]]:
         encoded = self.encode(path_queries(question, paths, self.texts, self.max_path_passages))
         needed = {c for row in candidates for c in row}
+        if self.vectors is not None:
+            return inner_products(encoded, candidates, self.vectors(sorted(needed)))
         held, generation = self._g.held(needed)
         wanted = sorted(needed - held.keys())
         if wanted:

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
-from kgp.errors import DocumentError, LlmError, RemovalRefusedError
+from kgp.errors import ConfigurationError, DocumentError, LlmError, RemovalRefusedError
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore, store_from_settings
 from kgp.stores.model import GraphCounts
@@ -41,15 +41,19 @@ class KnowledgeGraph:
 
     @property
     def encoder(self) -> Encoder:
-        """The sentence encoder, loaded on first use."""
+        """The graph's sentence encoder (the one it was built with; for a new graph the
+        configured one, else kgp's shipped model), loaded on first use. A configured encoder
+        that is not the graph's is refused here, before anything is read or written."""
         with self._lock:
             if self._encoder is None:
                 from kgp.ingest.embedding import Encoder
+                from kgp.ingest.encoder import choose_encoder
 
+                model = choose_encoder(
+                    self.settings.encoder, self.store.graph_encoder(), self.store.describe()
+                )
                 self._encoder = Encoder(
-                    model=self.settings.encoder,
-                    device=self.settings.device,
-                    batch_size=self.settings.embed_batch,
+                    model=model, device=self.settings.device, batch_size=self.settings.embed_batch
                 )
             return self._encoder
 
@@ -202,8 +206,22 @@ class KnowledgeGraph:
         )
         with self._lock:
             if config not in self._retrievers:
-                self._retrievers[config] = Retriever(self.store, self.encoder.encode, config)
+                self._check_dimension()
+                self._retrievers[config] = Retriever(
+                    self.store, self.encoder.encode, config, encoder=self.encoder.model_name
+                )
             return self._retrievers[config]
+
+    def _check_dimension(self) -> None:
+        """Refuse an encoder whose vectors cannot be compared with the graph's, before any
+        query."""
+        indexed = self.store.vector_dimension()
+        if indexed is not None and indexed != self.encoder.dimension:
+            raise ConfigurationError(
+                f"{self.store.describe()} holds {indexed}-dimension vectors but encoder "
+                f"{self.encoder.model_name!r} gives {self.encoder.dimension}; use the graph's "
+                "encoder (leave KGP_ENCODER unset) or a new data directory"
+            )
 
     def save_trace(self, retrieval: Retrieval, *, scorer: str, seeder: str) -> str:
         """Keep a retrieval in the graph as a ``Trace`` (for Neo4j Browser); its id."""

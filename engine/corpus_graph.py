@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kgp.client import KnowledgeGraph
 from kgp.files import private_dir, write_private
+from kgp.model import SHIPPED_MODEL
 from kgp.qa import Paragraph, QaItem, SharedCorpus, shared_corpus
 from kgp.settings import Settings
 
@@ -35,7 +36,8 @@ class Target:
 
 def graph_key(settings: Settings) -> str:
     """The settings a built graph depends on: another encoder or k-NN degree is another graph."""
-    parts = (settings.encoder, settings.knn_k, settings.keywords_per_passage, settings.store)
+    encoder = settings.encoder or SHIPPED_MODEL  # a new graph's encoder when none is set
+    parts = (encoder, settings.knn_k, settings.keywords_per_passage, settings.store)
     return "|".join(str(p) for p in parts)
 
 

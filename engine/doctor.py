@@ -1,4 +1,5 @@
-"""Health checks of a kgp installation: the store, the encoder, the device and the versions.
+"""Health checks of a kgp installation: the store, the encoder, the shipped model, the device
+and the versions.
 
 The CLI's ``kgp doctor`` renders them; a server can answer a health request with the same
 :class:`Diagnosis`. Every check runs, even after one fails, and none raises."""
@@ -58,13 +59,15 @@ class Diagnosis:
 def run_checks(
     settings: Settings, *, models: bool = True, tracer: Tracer | None = None
 ) -> list[Check]:
-    """The store (reachable, how many nodes), then the encoder and the device unless
-    ``models=False`` (the device check loads torch), then the versions of kgp's packages."""
+    """The store (reachable, how many nodes), then unless ``models=False`` the graph's encoder,
+    kgp's shipped model (its files against its card) and the device (which loads torch), then
+    the versions of kgp's packages."""
     checks = [_check("store", lambda: _store(settings, tracer))]
     if models:
-        from kgp.ingest.encoder import resolve_device, resolve_encoder
+        from kgp.ingest.encoder import resolve_device
 
-        checks.append(_check("encoder", lambda: str(resolve_encoder(settings.encoder))))
+        checks.append(_check("encoder", lambda: _encoder(settings, tracer)))
+        checks.append(_check("shipped model", _shipped_model))
         checks.append(
             _check(
                 "device", lambda: f"{settings.device.value} -> {resolve_device(settings.device)}"
@@ -91,6 +94,22 @@ def _store(settings: Settings, tracer: Tracer | None) -> str:
     with open_graph(settings=settings, tracer=tracer) as kg:
         total = sum(kg.stats().labels.values())
         return f"{kg.store.describe()}: reachable, {total} nodes"
+
+
+def _encoder(settings: Settings, tracer: Tracer | None) -> str:
+    """The encoder the graph uses (its own; for a new graph the configured one or the shipped
+    model) and where it is."""
+    from kgp.ingest.encoder import resolve_encoder
+
+    with open_graph(settings=settings, tracer=tracer) as kg:
+        name = kg.encoder.model_name
+    return f"{name} ({resolve_encoder(name)})"
+
+
+def _shipped_model() -> str:
+    from kgp.model import shipped_model
+
+    return f"{shipped_model(verify=True).describe()}; its files match its card"
 
 
 def _version(package: str) -> str:

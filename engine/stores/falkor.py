@@ -171,7 +171,7 @@ class FalkorStore(GraphStore):
         written again, stays as an orphan that takes a place in every nearby answer; FalkorDB
         issue #2179). Waits until the new index is complete."""
         if self.dimension is None:
-            indexed = self._vector_dimension()
+            indexed = self.vector_dimension()
             if indexed is None:
                 return
             self.dimension = indexed
@@ -199,7 +199,7 @@ class FalkorStore(GraphStore):
         self.rebuild_vector_index()
         return True
 
-    def _vector_dimension(self) -> int | None:
+    def vector_dimension(self) -> int | None:
         for row in self.run("list_indexes"):
             options = dict(row["options"] or {})
             if str(row["label"]) == "Passage" and "embedding" in options:

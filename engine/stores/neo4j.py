@@ -136,13 +136,17 @@ class Neo4jStore(GraphStore):
     def _fulltext_query(self, terms: Sequence[str]) -> str:
         return " OR ".join(terms)
 
+    def vector_dimension(self) -> int | None:
+        rows = self.run("vector_index_dimension")
+        return int(rows[0]["dimension"]) if rows and rows[0]["dimension"] is not None else None
+
     def ensure_schema(self, dimension: int) -> None:
         for name in SCHEMA_QUERIES:
             self.run(name, write=True)
-        rows = self.run("vector_index_dimension")
-        if rows and rows[0]["dimension"] is not None and int(rows[0]["dimension"]) != dimension:
+        indexed = self.vector_dimension()
+        if indexed is not None and indexed != dimension:
             raise ConfigurationError(
-                f"{self.describe()} holds {rows[0]['dimension']}-dimension embeddings but the "
+                f"{self.describe()} holds {indexed}-dimension embeddings but the "
                 f"encoder gives {dimension}; use the graph's encoder or a new database"
             )
         self.run("index_passage_vector", {"dimension": dimension}, write=True)
