@@ -65,7 +65,8 @@ class GnnParams:
     def load(cls, path: str | Path) -> GnnParams:
         try:
             raw = json.loads(Path(path).expanduser().read_text())
-            raw["alphas"] = tuple(raw["alphas"])
+            if "alphas" in raw:  # a partial file keeps the defaults of what it leaves out
+                raw["alphas"] = tuple(raw["alphas"])
             return cls(**raw)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigurationError(f"{path}: not GNN parameters written by kgp ({exc})") from None

@@ -38,6 +38,7 @@ class Encoder:
         self.device_setting = device
         self.batch_size = batch_size
         self._model: Any = None
+        self._checked = False
         self._lock = threading.RLock()
 
     def load(self) -> Encoder:
@@ -46,8 +47,7 @@ class Encoder:
 
     def _load(self) -> Encoder:
         if self._model is None:
-            if self.model_name == SHIPPED_MODEL:
-                shipped_model(verify=True)  # a damaged file is refused, not loaded
+            self._check_files()
             path = resolve_encoder(self.model_name)
             device = resolve_device(self.device_setting)
             from transformers.utils import logging as hf_logging
@@ -66,10 +66,18 @@ class Encoder:
                 raise ModelMissingError(f"encoder at {path} cannot be loaded: {exc}") from None
         return self
 
+    def _check_files(self) -> None:
+        """The shipped model's files against its card, once (about 0.1 s): a damaged file is
+        refused before the model is loaded or its dimension shapes a graph."""
+        if self.model_name == SHIPPED_MODEL and not self._checked:
+            shipped_model(verify=True)
+            self._checked = True
+
     @property
     def dimension(self) -> int:
         """The embedding size, from the model's pooling config when it has one (no loading)."""
         if self._model is None:
+            self._check_files()
             layout = Layout.read(resolve_encoder(self.model_name))
             if layout is not None:
                 return layout.dimension

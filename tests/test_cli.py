@@ -72,7 +72,10 @@ def test_doctor_ok(data_dir: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["ok"] is True
-    assert {c["check"] for c in report["checks"]} == {"store", "encoder", "device", "versions"}
+    checks = {c["check"]: c for c in report["checks"]}
+    assert set(checks) == {"store", "encoder", "shipped model", "device", "versions"}
+    assert "kgp-traversal" in checks["shipped model"]["detail"]
+    assert "its files match its card" in checks["shipped model"]["detail"]
 
 
 @pytest.mark.slow

@@ -101,6 +101,20 @@ def test_gnn_over_title_links_only(kg: kgp.KnowledgeGraph) -> None:
         GnnParams(links="wikipedia")
 
 
+def test_a_partial_params_file_keeps_the_other_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "gnn.json"
+    path.write_text('{"links": "titles"}')
+    assert GnnParams.load(path) == GnnParams(links="titles")
+    path.write_text('{"alphas": [0.7, 0.6], "top_k": 3}')
+    assert GnnParams.load(path) == GnnParams(alphas=(0.7, 0.6), top_k=3)
+    path.write_text('{"links": "wikipedia"}')
+    with pytest.raises(ConfigurationError, match="GNN links must be keywords or titles"):
+        GnnParams.load(path)
+    path.write_text('{"alpha": 0.5}')
+    with pytest.raises(ConfigurationError, match="not GNN parameters written by kgp"):
+        GnnParams.load(path)
+
+
 def test_gnn_on_an_empty_graph(tmp_path: Path, encoder: Encoder) -> None:
     with kgp.open(data_dir=tmp_path / "empty", loaded_encoder=encoder) as empty:
         assert empty.retrieve("anything?", 5, method="gnn").passages == []

@@ -25,7 +25,7 @@ def test_defaults() -> None:
     assert s.store is StoreKind.EMBEDDED
     assert (s.budget, s.seeds, s.branching) == (30, 10, 3)
     assert s.device is Device.AUTO
-    assert s.encoder == "all-MiniLM-L6-v2"
+    assert s.encoder is None, "unset: the graph's recorded encoder, else the shipped model"
     assert s.data_dir.is_absolute()
 
 

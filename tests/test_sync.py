@@ -255,7 +255,8 @@ def test_sigkill_during_sync_then_sync_equals_clean_sync(tmp_path: Path, graphs:
     data_dir = tmp_path / "killed"
     code = (
         "import sys; from pathlib import Path; import kgp\n"
-        "with kgp.open(data_dir=Path(sys.argv[1]), knn_k=3, device='cpu') as kg:\n"
+        "with kgp.open(data_dir=Path(sys.argv[1]), knn_k=3, device='cpu',\n"
+        "              encoder='all-MiniLM-L6-v2') as kg:\n"
         "    kg.sync(Path(sys.argv[2]))\n"
     )
     watcher = FalkorStore(data_dir=data_dir).open()  # shares the server with the syncers

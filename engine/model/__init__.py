@@ -39,7 +39,7 @@ class ShippedModel:
         return sum((self.path / name).stat().st_size for name in self.files) / 2**20
 
     def describe(self) -> str:
-        return f"{SHIPPED_MODEL} at {self.path} ({self.megabytes:.1f} MB, from {self.base})"
+        return f"{SHIPPED_MODEL} at {self.path} ({self.megabytes:.1f} MiB, from {self.base})"
 
 
 def _damaged(path: Path, what: str) -> ModelMissingError:
