@@ -42,8 +42,7 @@ class _ServerDied(StoreUnavailableError):
 
 
 class _ServerStalled(StoreUnavailableError):
-    """The server does not answer and does no work: kill it and start a new one (its
-    append-only file is fsynced on every write, so nothing is lost)."""
+    """The server neither answers nor works: kill it and start another (nothing is lost)."""
 
 
 def _binaries() -> tuple[Path, Path]:
@@ -342,13 +341,10 @@ class EmbeddedServer:
                 if pid is None or not pid_alive(pid):
                     raise _ServerDied("no server")
                 self._wait_until_ready(pid, None)
-            except _ServerStalled as exc:  # stuck: no one can be using it
-                logger.warning("%s; starting it again", exc)
-                if pid is not None:
+            except (_ServerDied, _ServerStalled) as exc:  # none, stale, died or stuck
+                if isinstance(exc, _ServerStalled) and pid is not None:  # no one can use it
+                    logger.warning("%s; starting it again", exc)
                     self._kill(pid)
-                self._launch()
-                self.launched = True
-            except _ServerDied:  # none, a stale pid file, or one that died while we waited
                 self._reap_if_child()
                 self.pid_file.unlink(missing_ok=True)
                 self._launch()
