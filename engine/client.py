@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # the modules below load when a method needs them (a light im
     from kgp.agents.results import Retrieval
     from kgp.agents.retriever import Retriever
     from kgp.ingest.embedding import Encoder
-    from kgp.ingest.sync import Progress, Syncer, SyncReport
+    from kgp.ingest.report import Progress, SyncReport
+    from kgp.ingest.sync import Syncer
 
 # the tracer's event, its type and its display helper, for callers of ``open(tracer=)``
 __all__ = ["KnowledgeGraph", "QueryEvent", "Tracer", "open", "summarise"]
@@ -139,11 +140,19 @@ class KnowledgeGraph:
         finally:
             self._changed()
 
-    def add(self, path: str | Path, *, root: str | Path | None = None) -> SyncReport:
+    def add(
+        self,
+        path: str | Path,
+        *,
+        root: str | Path | None = None,
+        groups: Iterable[str] | None = None,
+    ) -> SyncReport:
         """Add or replace one file; its id is its path relative to ``root`` (default: its
-        folder, so the id is the file name)."""
+        folder, so the id is the file name). ``groups`` says who may read it (default: what
+        the access files under ``root`` say, else ``KGP_DEFAULT_GROUPS``); a file whose content
+        is unchanged gets the new groups without being embedded again."""
         from kgp.ingest.readers import supported_suffixes
-        from kgp.ingest.sync import SyncReport
+        from kgp.ingest.report import SyncReport
 
         file = Path(path)
         base = Path(root) if root is not None else file.parent
@@ -151,7 +160,7 @@ class KnowledgeGraph:
             raise DocumentError(f"{file}: no such file")
         syncer = self.syncer()
         report = SyncReport()
-        found = syncer.candidates([file], base, report)
+        found = syncer.candidates([file], base, report, groups=groups)
         if not found:
             reason = (
                 report.skipped[0].reason

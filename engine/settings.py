@@ -12,14 +12,16 @@ import os
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import platformdirs
+from kgp.access import DEFAULT_GROUPS, check_groups
 from kgp.errors import ConfigurationError
 from kgp.names import METHODS, ORDERS, SCORERS, SEEDERS, listing
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -103,6 +105,8 @@ class Settings(BaseSettings):
     # refused unless allowed (kgp sync --allow-removal)
     max_removal_share: float = Field(default=0.5, ge=0.0, le=1.0)
     tables: bool = True
+    # the access groups of a document no rule names (KGP_DEFAULT_GROUPS=public,staff)
+    default_groups: Annotated[tuple[str, ...], NoDecode] = DEFAULT_GROUPS
 
     budget: int = Field(default=DEFAULT_K, ge=1, le=10_000)
     seeds: int = Field(default=10, ge=1, le=1_000)
@@ -122,6 +126,14 @@ class Settings(BaseSettings):
         if value not in known:
             raise ValueError(f"choose one of {listing(known)}")
         return value
+
+    @field_validator("default_groups", mode="before")
+    @classmethod
+    def _groups(cls, value: Any) -> tuple[str, ...]:
+        try:
+            return check_groups(value, "KGP_DEFAULT_GROUPS", text=True)
+        except ConfigurationError as exc:
+            raise ValueError(str(exc).removeprefix("KGP_DEFAULT_GROUPS: ")) from None
 
     @field_validator("data_dir", mode="after")
     @classmethod

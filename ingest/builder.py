@@ -25,6 +25,7 @@ class Source:
     path: str
     sha256: str
     size: int
+    groups: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +99,7 @@ def draft(source: Source, read: ReadDocument, settings: Settings) -> Draft:
         kind=read.kind,
         pages=max(1, len(read.pages)),
         ingested_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        groups=source.groups,
     )
     graph = DocumentGraph(document=record, passages=passages, tables=read.tables)
     return Draft(source, graph)

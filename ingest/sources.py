@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgp.access import check_groups
 from kgp.errors import DocumentError
 from kgp.ingest.document import Page, ReadDocument, Section
 from kgp.settings import PassageMode, Settings
@@ -28,6 +29,7 @@ class Candidate:
     path: str
     load: Callable[[], tuple[bytes, ReadDocument | None]]
     size: int
+    groups: tuple[str, ...]  # who may read it (kgp.access)
 
 
 def walk_files(root: Path, linked: list[Path]) -> Iterator[Path]:
@@ -70,29 +72,33 @@ def file_loader(path: Path) -> Callable[[], tuple[bytes, ReadDocument | None]]:
     return load
 
 
-def corpus_candidates(path: Path, prefix: str) -> Iterable[Candidate]:
-    """Entries of a ``[{title, text}]`` JSON corpus as documents of one passage each."""
+def corpus_candidates(path: Path, prefix: str, default: tuple[str, ...]) -> Iterable[Candidate]:
+    """Entries of a ``[{title, text}]`` JSON corpus as documents of one passage each; an entry's
+    optional ``"groups": [...]`` names who may read it (else ``default``)."""
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise DocumentError(f"{path}: not a readable JSON corpus ({exc})") from None
     if not isinstance(entries, list):
         raise DocumentError(f"{path}: a corpus is a JSON list of {{title, text}} objects")
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, tuple[str, ...]]] = set()
     for n, entry in enumerate(entries):
         if not isinstance(entry, dict) or "text" not in entry:
             raise DocumentError(f"{path}: entry {n} has no text; expected {{title, text}}")
         title, text = str(entry.get("title", "")), str(entry["text"])
-        if (title, text) in seen:
+        access = (
+            check_groups(entry["groups"], f"{path}: entry {n}") if "groups" in entry else default
+        )
+        if (title, text, access) in seen:
             continue
-        seen.add((title, text))
+        seen.add((title, text, access))
         data = json.dumps({"title": title, "text": text}, ensure_ascii=False).encode()
         # the title leads the passage, as in dense retrievers' "title + text" convention: a
         # Wikipedia-style paragraph often names its subject only in the title
         body = f"{title}\n{text}" if title else text
         read = ReadDocument(title=title, kind="corpus", pages=(Page(1, (Section("", body),)),))
         doc_id = f"{prefix}/{n}"
-        yield Candidate(doc_id, doc_id, fixed(data, read), len(data))
+        yield Candidate(doc_id, doc_id, fixed(data, read), len(data), access)
 
 
 def fixed(data: bytes, read: ReadDocument) -> Callable[[], tuple[bytes, ReadDocument | None]]:

@@ -10,17 +10,20 @@ import stat
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from kgp.access import check_groups
 from kgp.errors import DocumentError, KgpError, RemovalRefusedError
+from kgp.ingest.access import AccessRules
 from kgp.ingest.builder import Draft, Source, draft, embed_drafts, sha256, with_embeddings
 from kgp.ingest.edges import SimilarityLinker
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.encoder import choose_encoder, encoder_identity
 from kgp.ingest.readers import reader_for, supported_suffixes
+from kgp.ingest.report import Progress, Skipped, SyncReport
 from kgp.ingest.sources import Candidate, corpus_candidates, file_loader, groups, walk_files
 from kgp.settings import Settings
 from kgp.stores.base import GraphStore
@@ -31,59 +34,6 @@ from kgp.stores.model import (
     passage_id,
     text_hash,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Skipped:
-    path: str
-    reason: str
-
-
-@dataclass
-class SyncReport:
-    added: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
-    passages: int = 0
-    linked: int = 0  # older passages that took a new document's passage as a neighbour
-    refilled: int = 0  # passages whose neighbours were recomputed after a removal
-    recovered: int = 0  # documents an interrupted sync had written but not linked
-    seconds: float = 0.0
-
-    @property
-    def wrote(self) -> bool:
-        """The sync changed the graph."""
-        return bool(
-            self.added
-            or self.changed
-            or self.removed
-            or self.linked
-            or self.refilled
-            or self.recovered
-        )
-
-    @property
-    def partial(self) -> bool:
-        """Some documents could not be synced (they are listed in ``skipped``)."""
-        return bool(self.skipped)
-
-    def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["partial"] = self.partial
-        return data
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """Reported after each document: how far the sync is."""
-
-    done: int
-    total: int
-    passages: int
-    path: str
 
 
 class Syncer:
@@ -121,10 +71,20 @@ class Syncer:
             )
         return self.candidates(files, root, report)
 
-    def candidates(self, paths: Iterable[Path], root: Path, report: SyncReport) -> list[Candidate]:
-        """The given files as documents with ids relative to ``root``; unsupported, outside or
-        unreadable ones go to the report."""
+    def candidates(
+        self,
+        paths: Iterable[Path],
+        root: Path,
+        report: SyncReport,
+        *,
+        groups: Iterable[str] | None = None,
+    ) -> list[Candidate]:
+        """The given files as documents with ids relative to ``root``, with ``groups`` or else
+        those the access files under ``root`` give them; unsupported, outside or unreadable
+        ones go to the report. A bad access file raises before anything is written."""
         root = root.resolve()
+        rules = AccessRules(root, self.settings.default_groups)
+        explicit = check_groups(list(groups), "groups") if groups is not None else None
         suffixes = set(supported_suffixes())
         found: list[Candidate] = []
         for given in paths:
@@ -151,7 +111,8 @@ class Syncer:
             if not stat.S_ISREG(info.st_mode):
                 report.ignored.append(rel)
                 continue
-            found.append(Candidate(rel, rel, file_loader(path), info.st_size))
+            access = explicit or rules.groups(rel)
+            found.append(Candidate(rel, rel, file_loader(path), info.st_size, access))
         return found
 
     # -- sync --------------------------------------------------------------------------------
@@ -178,7 +139,7 @@ class Syncer:
         report = SyncReport()
         started = time.perf_counter()
         prefix = prefix or Path(path).stem
-        candidates = list(corpus_candidates(Path(path), prefix))
+        candidates = list(corpus_candidates(Path(path), prefix, self.settings.default_groups))
         self._sync(candidates, report, scope=prefix + "/", allow_removal=allow_removal, source=path)
         report.seconds = round(time.perf_counter() - started, 3)
         return report
@@ -209,7 +170,9 @@ class Syncer:
         else:  # only these documents matter: cost follows them, not the graph
             nodes = self.store.fetch_nodes(seen)
             stored = {
-                key: DocumentSummary(key, str(n["path"]), str(n["sha256"]))
+                key: DocumentSummary(
+                    key, str(n["path"]), str(n["sha256"]), groups=_groups(n.get("groups"))
+                )
                 for key, n in nodes.items()
                 if n["label"] == "Document"
             }
@@ -292,14 +255,18 @@ class Syncer:
             digest = sha256(data)
             old = stored.get(cand.doc_id)
             if old is not None and old.sha256 == digest:
-                report.unchanged += 1
+                if old.groups != cand.groups:  # who may read it changed, not its content
+                    self.store.set_document_groups(cand.doc_id, cand.groups)
+                    report.regrouped.append(cand.doc_id)
+                else:
+                    report.unchanged += 1
                 continue
             try:
                 if read is None:
                     reader = reader_for(Path(cand.path))
                     assert reader is not None
                     read = reader.read(Path(cand.path), data, tables=self.settings.tables)
-                source = Source(cand.doc_id, cand.path, digest, len(data))
+                source = Source(cand.doc_id, cand.path, digest, len(data), cand.groups)
                 made = draft(source, read, self.settings)
                 if not made.graph.passages and not made.graph.tables:
                     raise DocumentError(f"{cand.path}: no text to index")
@@ -360,7 +327,7 @@ class Syncer:
 
     def _ensure_schema(self) -> None:
         if not self._schema_ready:
-            self.store.migrate()
+            self.store.migrate(self.settings.default_groups)
             self.store.ensure_schema(self.encoder.dimension)
             self._check_encoder()
             self._schema_ready = True
@@ -374,6 +341,10 @@ class Syncer:
         choose_encoder(name, recorded, self.store.describe())  # refuses another encoder
         if recorded is None:
             self.store.set_graph_encoder(name)
+
+
+def _groups(value: Any) -> tuple[str, ...] | None:
+    return tuple(sorted(str(g) for g in value)) if value is not None else None
 
 
 def passage_ids(graph: DocumentGraph) -> list[str]:

@@ -17,7 +17,8 @@ import kgp
 import pytest
 from kgp.errors import ConfigurationError, DocumentError, RemovalRefusedError
 from kgp.ingest.embedding import Encoder
-from kgp.ingest.sync import Syncer, SyncReport
+from kgp.ingest.report import SyncReport
+from kgp.ingest.sync import Syncer
 from kgp.settings import load_settings
 from kgp.stores import FalkorStore
 from kgp.stores.tracer import TraceLog

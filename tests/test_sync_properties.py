@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import os
 import shutil
 import signal
@@ -26,8 +27,10 @@ from hypothesis.stateful import (
 )
 from kgp.client import KnowledgeGraph
 from kgp.errors import RemovalRefusedError, StoreUnavailableError
+from kgp.ingest.access import ACCESS_FILE
 from kgp.ingest.embedding import Encoder
-from kgp.ingest.sync import Syncer, SyncReport
+from kgp.ingest.report import SyncReport
+from kgp.ingest.sync import Syncer
 from kgp.settings import Settings, load_settings
 from kgp.stores import FalkorStore, GraphStore
 
@@ -49,6 +52,20 @@ SENTENCES = [
 ]
 NAMES = ["a.txt", "b.txt", "notes/c.txt", "notes/d.md", "e.txt"]
 texts = st.lists(st.sampled_from(SENTENCES), min_size=1, max_size=4).map(" ".join)
+# access files: who may read which documents (a change of groups alone rewrites no passage)
+ACCESS_NAMES = [ACCESS_FILE, f"notes/{ACCESS_FILE}"]
+access_rules = st.lists(
+    st.tuples(
+        st.sampled_from(["*.txt", "notes/*", "c.txt", "*"]),
+        st.sampled_from([["hr"], ["staff", "hr"], ["public"]]),
+    ),
+    max_size=3,
+    unique_by=lambda rule: rule[0],
+).map(lambda rules: "[groups]\n" + "".join(f'"{p}" = {json.dumps(g)}\n' for p, g in rules))
+
+
+def documents(files: Mapping[str, str]) -> list[str]:
+    return sorted(name for name in files if not name.endswith(ACCESS_FILE))
 
 
 class Interrupted(StoreUnavailableError):
@@ -170,6 +187,10 @@ class SyncMachine(RuleBasedStateMachine):
     def write_file(self, name: str, text: str) -> None:
         self._write(name, text)
 
+    @rule(name=st.sampled_from(ACCESS_NAMES), text=access_rules)
+    def write_access_file(self, name: str, text: str) -> None:
+        self._write(name, text)
+
     @precondition(lambda self: len(self.files) >= 1)
     @rule(data=st.data())
     def copy_file(self, data: st.DataObject) -> None:
@@ -212,21 +233,23 @@ class SyncMachine(RuleBasedStateMachine):
             else:
                 self.model = dict(self.files)
 
-    @precondition(lambda self: self.model is not None and len(self.files) >= 1)
+    @precondition(lambda self: self.model is not None and documents(self.files))
     @rule(data=st.data())
     def add_one(self, data: st.DataObject) -> None:
-        name = data.draw(st.sampled_from(sorted(self.files)))
+        name = data.draw(st.sampled_from(documents(self.files)))
         syncer = self.server.syncer(self.store)
         report = SyncReport()
         syncer.sync_candidates(syncer.candidates([self.folder / name], self.folder, report), report)
         assert self.model is not None
         self.model[name] = self.files[name]
+        if any(self.model.get(a) != self.files.get(a) for a in ACCESS_NAMES):
+            self.model = None  # this document under new rules, the others under old ones
 
-    @precondition(lambda self: self.model)
+    @precondition(lambda self: self.model is not None and documents(self.model))
     @rule(data=st.data())
     def remove_one(self, data: st.DataObject) -> None:
         assert self.model is not None
-        name = data.draw(st.sampled_from(sorted(self.model)))
+        name = data.draw(st.sampled_from(documents(self.model)))
         assert self.server.syncer(self.store).remove(name)
         del self.model[name]
 

@@ -144,12 +144,17 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
     store.run("set_graph_encoder", {"encoder": "all-MiniLM-L6-v2", "schema": 1}, write=True)
     old_writes = "MATCH (p:Passage) SET p.needs_knn = true REMOVE p.text_hash"
     store._execute(old_writes, {}, write=True)  # in FalkorDB, they also orphaned every vector
-    assert store.migrate() == ["schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt"]
+    store._execute("MATCH (d:Document) REMOVE d.groups", {}, write=True)  # before access groups
+    assert store.migrate(("staff",)) == [
+        "schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt",
+        "schema 3: access groups, staff where none",
+    ]
+    assert [d.groups for d in store.list_documents()] == [("staff",)]
     assert len(store.passages_needing_knn()) == 5
     nodes = store.dump()[0]
     passages = [n["props"] for n in nodes if n["label"] == "Passage"]
     assert all("needs_knn" not in p and len(p["text_hash"]) == 32 for p in passages)
-    assert store.run("graph_schema")[0]["schema"] == 2
+    assert store.run("graph_schema")[0]["schema"] == 3
     assert store.orphaned_vectors() == 0
     for pid, vector in own_vectors(store, "old.txt", 5).items():
         assert store.vector_search(vector, 1)[0].id == pid

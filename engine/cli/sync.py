@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 if TYPE_CHECKING:  # imported by the sync itself: kgp --help stays quick
-    from kgp.ingest.sync import Progress as SyncProgress
-    from kgp.ingest.sync import SyncReport
+    from kgp.ingest.report import Progress as SyncProgress
+    from kgp.ingest.report import SyncReport
 
 
 def sync(
@@ -92,9 +92,11 @@ def _show(report: SyncReport | RemovalRefusedError, *, as_json: bool, out: Conso
 
 
 def _print_report(report: SyncReport, out: Console) -> None:
+    regrouped = f", regrouped {len(report.regrouped)}" if report.regrouped else ""
     out.print(
-        f"added {len(report.added)}, changed {len(report.changed)}, removed {len(report.removed)}, "
-        f"unchanged {report.unchanged}, skipped {len(report.skipped)}; {report.passages} passages "
+        f"added {len(report.added)}, changed {len(report.changed)}, removed {len(report.removed)}"
+        f"{regrouped}, unchanged {report.unchanged}, skipped {len(report.skipped)}; "
+        f"{report.passages} passages "
         f"in {report.seconds:.1f} s",
         highlight=False,
     )

@@ -9,10 +9,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from kgp.access import DEFAULT_GROUPS
 from kgp.stores.model import PassageVector, text_hash
 
 Row = dict[str, Any]
-SCHEMA_VERSION = 2  # 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents
+# 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents; 3: access groups
+SCHEMA_VERSION = 3
 
 
 class StoreMaintenance(ABC):
@@ -79,8 +81,9 @@ class StoreMaintenance(ABC):
 
     # -- schema versions ---------------------------------------------------------------------
 
-    def migrate(self) -> list[str]:
-        """Bring a graph written by an older kgp to the current schema; the steps taken."""
+    def migrate(self, default_groups: Sequence[str] = DEFAULT_GROUPS) -> list[str]:
+        """Bring a graph written by an older kgp to the current schema (documents without access
+        groups get ``default_groups``); the steps taken."""
         rows = self.run("graph_schema")
         if not rows and not self.run("count_labels"):
             return []  # an empty graph: its first sync records the schema
@@ -90,6 +93,9 @@ class StoreMaintenance(ABC):
         steps: list[str] = []
         if version < 2:
             steps += self._migrate_to_2()
+        if version < 3:
+            self.run("migrate_groups", {"groups": list(default_groups)}, write=True)
+            steps.append(f"schema 3: access groups, {', '.join(default_groups)} where none")
         self.run("set_graph_schema", {"schema": SCHEMA_VERSION}, write=True)
         return steps
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from kgp.access import DEFAULT_GROUPS
 from kgp.errors import DocumentError
 
 
@@ -58,6 +59,7 @@ class DocumentRecord:
     kind: str
     pages: int
     ingested_at: str
+    groups: tuple[str, ...] = DEFAULT_GROUPS  # who may read it (kgp.access)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +112,7 @@ class DocumentSummary:
     sha256: str
     title: str = ""
     pages: int = 0
+    groups: tuple[str, ...] | None = None  # None: a graph from before access groups
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +301,7 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
             "kind": doc.kind,
             "pages": doc.pages,
             "ingested_at": doc.ingested_at,
+            "groups": list(doc.groups),
             "pending": True,  # until the sync has linked older passages to this document's
         },
         "pages": [{"id": page_id(doc.id, n), "doc_id": doc.id, "number": n} for n in graph.pages()],

@@ -19,8 +19,9 @@ import time
 from pathlib import Path
 
 from kgp.ingest.embedding import Encoder
+from kgp.ingest.report import SyncReport
 from kgp.ingest.sources import corpus_settings
-from kgp.ingest.sync import Syncer, SyncReport
+from kgp.ingest.sync import Syncer
 from kgp.settings import load_settings
 from kgp.stores import FalkorStore
 
