@@ -343,3 +343,21 @@ def test_table_rows_are_passages_of_their_table(store: GraphStore) -> None:
     assert len(store.fulltext_search("zanzibar", 10)) == 5, "table rows are found like prose"
     assert store.passage_vectors(rows)[rows[0]].table_id == "t.txt#page=1&table=0"
     assert store.passage_vectors([passage_id("t.txt", 0)])[passage_id("t.txt", 0)].table_id is None
+
+
+def test_document_groups_are_written_listed_and_changed_on_the_document_alone(
+    store: GraphStore,
+) -> None:
+    from dataclasses import replace
+
+    graph = make_document("hr.txt", 4)
+    store.write_document(replace(graph, document=replace(graph.document, groups=("hr",))))
+    store.write_document(make_document("open.txt", 3, seed=1))
+    assert {d.id: d.groups for d in store.list_documents()} == {
+        "hr.txt": ("hr",),
+        "open.txt": ("public",),
+    }
+    passages = [n for n in store.dump()[0] if n["label"] != "Document"]
+    store.set_document_groups("hr.txt", ["board", "hr"])
+    assert store.list_documents()[0].groups == ("board", "hr")
+    assert [n for n in store.dump()[0] if n["label"] != "Document"] == passages
