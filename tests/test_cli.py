@@ -51,14 +51,16 @@ def test_stats_json_on_a_graph(data_dir: Path) -> None:
     stats = json.loads(done.stdout)
     assert stats["labels"]["Passage"] == 4
     assert stats["relationships"]["NEXT"] == 3
+    assert stats["groups"] == {"public": 1}, "documents per access group"
     table = kgp("--data-dir", str(data_dir), "stats")
     assert "Passage" in table.stdout and "HAS_KEYWORD" in table.stdout
+    assert "documents readable by" in table.stdout
 
 
 def test_stats_on_an_empty_data_dir(data_dir: Path) -> None:
     done = kgp("--data-dir", str(data_dir), "stats", "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"labels": {}, "relationships": {}}
+    assert json.loads(done.stdout) == {"labels": {}, "relationships": {}, "groups": {}}
 
 
 def test_trace_reports_queries(data_dir: Path) -> None:

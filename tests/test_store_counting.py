@@ -52,10 +52,10 @@ def test_counting_blocks_nest(store: GraphStore) -> None:
     with store.counting() as outer_calls:
         store.list_documents()
         with store.counting() as inner_calls:
-            store.counts()  # two queries
+            store.counts()  # three queries: labels, relationships, groups
         store.list_documents()
     store.list_documents()  # after the block: not counted
-    assert (outer_calls(), inner_calls()) == (4, 2)
+    assert (outer_calls(), inner_calls()) == (5, 3)
 
 
 def test_bound_parameters_reach_every_query_of_the_block(store: GraphStore) -> None:
@@ -76,4 +76,4 @@ def test_bound_parameters_reach_every_query_of_the_block(store: GraphStore) -> N
         store.tracer = None
     bound = [event.parameters for event in log.events]
     assert all(p["groups"] == ["staff"] for p in bound[:-1]) and "groups" not in bound[-1]
-    assert sum("caller" in p for p in bound) == 2  # count_labels and count_relationships
+    assert sum("caller" in p for p in bound) == 3  # count_labels, _relationships, _groups

@@ -16,7 +16,7 @@ def stats(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
 ) -> None:
-    """Count nodes by label and relationships by type.
+    """Count nodes by label, relationships by type and documents by access group.
 
     Example: kgp stats --json
     """
@@ -38,6 +38,8 @@ def stats(
         table.add_row("node", name, str(count))
     for name, count in counts.relationships.items():
         table.add_row("relationship", name, str(count))
+    for name, count in counts.groups.items():
+        table.add_row("documents readable by", name, str(count))
     if not counts.labels:
         table.add_row("", "(empty graph)", "0")
     Console().print(table)

@@ -330,7 +330,10 @@ class GraphStore(StoreMaintenance):
     def counts(self) -> GraphCounts:
         labels = {str(r["name"]): int(r["count"]) for r in self.run("count_labels")}
         rels = {str(r["name"]): int(r["count"]) for r in self.run("count_relationships")}
-        return GraphCounts(dict(sorted(labels.items())), dict(sorted(rels.items())))
+        groups = {str(r["name"]): int(r["count"]) for r in self.run("count_groups")}
+        return GraphCounts(
+            dict(sorted(labels.items())), dict(sorted(rels.items())), dict(sorted(groups.items()))
+        )
 
     # -- k-NN maintenance (used by ingest) ---------------------------------------------------
 

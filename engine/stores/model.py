@@ -133,9 +133,14 @@ class Neighbour:
 class GraphCounts:
     labels: Mapping[str, int]
     relationships: Mapping[str, int]
+    groups: Mapping[str, int] = field(default_factory=dict)  # documents per access group
 
     def as_dict(self) -> dict[str, dict[str, int]]:
-        return {"labels": dict(self.labels), "relationships": dict(self.relationships)}
+        return {
+            "labels": dict(self.labels),
+            "relationships": dict(self.relationships),
+            "groups": dict(self.groups),
+        }
 
 
 @dataclass(frozen=True, slots=True)
