@@ -32,6 +32,7 @@ from kgp.stores.model import (
     DocumentSummary,
     check_document,
     passage_id,
+    stored_groups,
     text_hash,
 )
 
@@ -171,7 +172,7 @@ class Syncer:
             nodes = self.store.fetch_nodes(seen)
             stored = {
                 key: DocumentSummary(
-                    key, str(n["path"]), str(n["sha256"]), groups=_groups(n.get("groups"))
+                    key, str(n["path"]), str(n["sha256"]), groups=stored_groups(n.get("groups"))
                 )
                 for key, n in nodes.items()
                 if n["label"] == "Document"
@@ -246,6 +247,7 @@ class Syncer:
     ) -> tuple[list[tuple[Draft, bool]], list[np.ndarray]]:
         """Read, split, extract keywords and embed a group (nothing is written)."""
         drafts: list[tuple[Draft, bool]] = []
+        regrouped: dict[str, tuple[str, ...]] = {}
         for cand in group:
             try:
                 data, read = cand.load()
@@ -256,8 +258,7 @@ class Syncer:
             old = stored.get(cand.doc_id)
             if old is not None and old.sha256 == digest:
                 if old.groups != cand.groups:  # who may read it changed, not its content
-                    self.store.set_document_groups(cand.doc_id, cand.groups)
-                    report.regrouped.append(cand.doc_id)
+                    regrouped[cand.doc_id] = cand.groups
                 else:
                     report.unchanged += 1
                 continue
@@ -274,6 +275,8 @@ class Syncer:
                 report.skipped.append(Skipped(cand.path, _reason(exc, cand.path)))
                 continue
             drafts.append((made, old is not None))
+        self.store.set_document_groups(regrouped)  # one query for the group's documents
+        report.regrouped += regrouped
         if not drafts:
             return [], []
         # a text the graph already holds (an unchanged passage of a replaced document, or the
@@ -341,10 +344,6 @@ class Syncer:
         choose_encoder(name, recorded, self.store.describe())  # refuses another encoder
         if recorded is None:
             self.store.set_graph_encoder(name)
-
-
-def _groups(value: Any) -> tuple[str, ...] | None:
-    return tuple(sorted(str(g) for g in value)) if value is not None else None
 
 
 def passage_ids(graph: DocumentGraph) -> list[str]:

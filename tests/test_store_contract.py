@@ -358,6 +358,6 @@ def test_document_groups_are_written_listed_and_changed_on_the_document_alone(
         "open.txt": ("public",),
     }
     passages = [n for n in store.dump()[0] if n["label"] != "Document"]
-    store.set_document_groups("hr.txt", ["board", "hr"])
+    store.set_document_groups({"hr.txt": ["board", "hr"]})
     assert store.list_documents()[0].groups == ("board", "hr")
     assert [n for n in store.dump()[0] if n["label"] != "Document"] == passages

@@ -1,4 +1,5 @@
-// Who may read a document: its access groups, on the Document node alone (its pages, tables
-// and passages inherit them).
-MATCH (d:Document {id: $id})
-SET d.groups = $groups
+// Who may read documents: their access groups, on the Document nodes alone (their pages,
+// tables and passages inherit them). One row per document.
+UNWIND $rows AS r
+MATCH (d:Document {id: r.id})
+SET d.groups = r.groups

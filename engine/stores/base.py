@@ -28,6 +28,7 @@ from kgp.stores.model import (
     document_rows,
     neighbour_rows,
     page_content,
+    stored_groups,
     stored_passage,
     stored_table,
 )
@@ -146,15 +147,18 @@ class GraphStore(StoreMaintenance):
                 str(r["sha256"]),
                 str(r["title"] or ""),
                 int(r["pages"] or 0),
-                tuple(sorted(str(g) for g in r["groups"])) if r["groups"] is not None else None,
+                stored_groups(r["groups"]),
             )
             for r in self.run("list_documents")
         ]
 
-    def set_document_groups(self, doc_id: str, groups: Sequence[str]) -> None:
-        """Who may read a document, changed on its Document node alone: its passages (vector
-        indexed, which FalkorDB 4.16 cannot rewrite cleanly) inherit it and stay untouched."""
-        self.run("set_document_groups", {"id": doc_id, "groups": list(groups)}, write=True)
+    def set_document_groups(self, groups: Mapping[str, Sequence[str]]) -> None:
+        """Who may read each document (id -> groups), changed on the Document nodes alone, in
+        one query: their passages (vector indexed, which FalkorDB 4.16 cannot rewrite cleanly)
+        inherit it and stay untouched."""
+        if groups:
+            rows = [{"id": doc_id, "groups": list(g)} for doc_id, g in groups.items()]
+            self.run("set_document_groups", {"rows": rows}, write=True)
 
     def vector_search(self, vector: Sequence[float], limit: int = 10) -> list[SearchHit]:
         """The ``limit`` passages nearest to ``vector`` by cosine similarity, best first."""

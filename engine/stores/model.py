@@ -105,6 +105,12 @@ class DocumentGraph:
         return self.page_numbers or tuple(range(1, self.document.pages + 1))
 
 
+def stored_groups(value: Any) -> tuple[str, ...] | None:
+    """A Document node's ``groups`` as kgp compares them: sorted; None for a node written
+    before access groups."""
+    return tuple(sorted(str(g) for g in value)) if value is not None else None
+
+
 @dataclass(frozen=True, slots=True)
 class DocumentSummary:
     id: str
