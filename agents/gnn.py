@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 from kgp.errors import ConfigurationError
-from kgp.ingest.keywords import title_links
+from kgp.ingest.keywords import passage_links
 from kgp.settings import DEFAULT_K, Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import EdgeKind, Neighbour, StoredPassage
@@ -172,12 +172,7 @@ class GnnRetriever:
     ) -> list[Neighbour]:
         """The keyword edges where one passage names the other's document title (one document
         lookup); NEXT and SIMILAR edges stay."""
-        docs = self.store.fetch_nodes({row.doc_id for row in rows.values()})
-        links = title_links(
-            {pid: row.text for pid, row in rows.items()},
-            {pid: row.doc_id for pid, row in rows.items()},
-            {doc: str(node.get("title", "")) for doc, node in docs.items()},
-        )
+        links = passage_links(rows, self.store.fetch_nodes({r.doc_id for r in rows.values()}))
         return [
             e
             for e in edges

@@ -22,7 +22,7 @@ from kgp.agents.seeders import Seeder
 from kgp.agents.structural import StructuralItem, by_similarity, detect, resolve
 from kgp.agents.traversal import Score
 from kgp.errors import ConfigurationError, LlmError
-from kgp.ingest.keywords import Link, title_links
+from kgp.ingest.keywords import Link, passage_links
 from kgp.names import METHODS, ORDERS, SCORERS
 from kgp.settings import DEFAULT_K
 from kgp.stores.base import GraphStore
@@ -145,11 +145,7 @@ class Retriever:
         links: frozenset[Link] = frozenset()
         if needs_links(self.order):
             docs.update(self.store.fetch_nodes({rows[pid].doc_id for pid in cosine}))
-            links = title_links(
-                {pid: rows[pid].text for pid in cosine},
-                {pid: rows[pid].doc_id for pid in cosine},
-                {doc: str(node.get("title", "")) for doc, node in docs.items()},
-            )
+            links = passage_links({pid: rows[pid] for pid in cosine}, docs)
         return self.order(Evidence(walk, cosine, links))
 
     def retrieve(self, question: str, k: int = DEFAULT_K) -> Retrieval:

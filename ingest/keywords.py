@@ -10,6 +10,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from kgp.text import STOPWORDS, terms
 
@@ -148,3 +149,23 @@ def title_links(
             if doc != documents[a] and any(t in text and r.search(text) for t, r in found):
                 links.update((a, b) for b in members[doc])
     return frozenset(links)
+
+
+class _Passage(Protocol):
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def doc_id(self) -> str: ...
+
+
+def passage_links(
+    passages: Mapping[str, _Passage], documents: Mapping[str, Mapping[str, Any]]
+) -> frozenset[Link]:
+    """:func:`title_links` among stored passages (by id), their documents' nodes giving the
+    titles."""
+    return title_links(
+        {pid: p.text for pid, p in passages.items()},
+        {pid: p.doc_id for pid, p in passages.items()},
+        {doc: str(node.get("title", "")) for doc, node in documents.items()},
+    )

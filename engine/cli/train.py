@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -90,96 +91,79 @@ def _train(
     print(f"saved {output} ({report.seconds:.0f} s on {report.device}; held out: {held})")
 
 
-@train_app.command("encoder")
-def train_encoder_command(
-    ctx: typer.Context,
-    data: DataArgument,
-    output: OutputOption = Path("models/encoder"),
-    base: BaseOption = "all-MiniLM-L6-v2",
-    corpus: CorpusOption = None,
-    epochs: EpochsOption = 2,
-    batch_size: BatchOption = 16,
-    learning_rate: Annotated[float, typer.Option("--lr", help="Peak learning rate.")] = 3e-5,
-    seed: SeedOption = 13,
-    max_length: LengthOption = 128,
-    threads: ThreadsOption = 0,
-    half: HalfOption = False,
-    device: DeviceOption = "auto",
-    overwrite: OverwriteOption = False,
-) -> None:
-    """Fine-tune the graph's encoder: each question against each of its gold passages (the
+def _bi_encoder(kind: str, default_output: Path, doc: str) -> Callable[..., None]:
+    """``kgp train encoder`` and ``kgp train mdr``: one recipe (train_mdr), two kinds of
+    pairs (questions, hops)."""
+
+    def command(
+        ctx: typer.Context,
+        data: DataArgument,
+        output: OutputOption = default_output,
+        base: BaseOption = "all-MiniLM-L6-v2",
+        corpus: CorpusOption = None,
+        epochs: EpochsOption = 2,
+        batch_size: BatchOption = 16,
+        learning_rate: Annotated[float, typer.Option("--lr", help="Peak learning rate.")] = 3e-5,
+        seed: SeedOption = 13,
+        max_length: LengthOption = 128,
+        threads: ThreadsOption = 0,
+        half: HalfOption = False,
+        device: DeviceOption = "auto",
+        overwrite: OverwriteOption = False,
+    ) -> None:
+        from kgp.training import TrainConfig
+
+        config = TrainConfig(
+            epochs=epochs,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            seed=seed,
+            max_length=max_length,
+            threads=threads,
+        )
+        _train(
+            ctx,
+            kind,
+            data,
+            corpus,
+            base=base,
+            output=output,
+            device=device,
+            overwrite=overwrite,
+            config=config,
+            half=half,
+        )
+
+    command.__doc__ = doc
+    return command
+
+
+train_app.command("encoder")(
+    _bi_encoder(
+        "encoder",
+        Path("models/encoder"),
+        """Fine-tune the graph's encoder: each question against each of its gold passages (the
     second hop's too) and each MuSiQue sub-question against its passage, with a contrastive
     loss over in-batch and hard negatives. kgp's shipped model, kgp-traversal, is this
     command's output (its card says how it was run).
 
     Use the result as KGP_ENCODER (vectors, seeds, SIMILAR edges, final order).
     Example: kgp train encoder ../shared/data/qa/train/musique_train.json --output models/enc
-    """
-    from kgp.training import TrainConfig
-
-    config = TrainConfig(
-        epochs=epochs,
-        batch_size=batch_size,
-        learning_rate=learning_rate,
-        seed=seed,
-        max_length=max_length,
-        threads=threads,
+    """,
     )
-    _train(
-        ctx,
-        "encoder",
-        data,
-        corpus,
-        base=base,
-        output=output,
-        device=device,
-        overwrite=overwrite,
-        config=config,
-        half=half,
-    )
-
-
-@train_app.command("mdr")
-def train_mdr_command(
-    ctx: typer.Context,
-    data: DataArgument,
-    output: OutputOption = Path("models/mdr"),
-    base: BaseOption = "all-MiniLM-L6-v2",
-    corpus: CorpusOption = None,
-    epochs: EpochsOption = 2,
-    batch_size: BatchOption = 16,
-    learning_rate: Annotated[float, typer.Option("--lr", help="Peak learning rate.")] = 3e-5,
-    seed: SeedOption = 13,
-    max_length: LengthOption = 128,
-    device: DeviceOption = "auto",
-    overwrite: OverwriteOption = False,
-) -> None:
-    """Fine-tune the MDR-style bi-encoder (question + passages so far -> next passage) with a
+)
+train_app.command("mdr")(
+    _bi_encoder(
+        "mdr",
+        Path("models/mdr"),
+        """Fine-tune the MDR-style bi-encoder (question + passages so far -> next passage) with a
     contrastive loss over in-batch and hard negatives.
 
     Use the result as KGP_MDR_MODEL (scorer mdr) or KGP_ENCODER (a KNN-MDR graph).
     Example: kgp train mdr ../shared/data/qa/train/musique_train.json --output models/mdr
-    """
-    from kgp.training import TrainConfig
-
-    config = TrainConfig(
-        epochs=epochs,
-        batch_size=batch_size,
-        learning_rate=learning_rate,
-        seed=seed,
-        max_length=max_length,
+    """,
     )
-    _train(
-        ctx,
-        "mdr",
-        data,
-        corpus,
-        base=base,
-        output=output,
-        device=device,
-        overwrite=overwrite,
-        config=config,
-    )
+)
 
 
 @train_app.command("t5")
