@@ -46,7 +46,7 @@ def mdr(services: Services) -> Score:
 
     own = encoder_identity(model) == services.encoder
     stored = services.passages.vectors if own else None
-    return MdrScorer(encode, services.passages.texts, vectors=stored)
+    return MdrScorer(encode, services.passages.texts, vectors=stored, scope=services.passages.scope)
 
 
 class _LazyT5:

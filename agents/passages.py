@@ -9,7 +9,7 @@ a passage away halfway through a question."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -35,26 +35,34 @@ class SharedCache(Generic[K, V]):
     """A dict shared by threads, at most ``capacity`` entries (0 keeps none; past it, it starts
     again empty). Readers take what is held, fetch the rest without the lock and ``keep`` it
     with the generation they read at: what was read before a ``clear()`` is not kept after
-    it, so a sync's clear is never undone by a question that was running during it."""
+    it, so a sync's clear is never undone by a question that was running during it.
 
-    def __init__(self, capacity: int) -> None:
+    ``scope`` (the store's caller) keys every entry too: what was read for one caller's
+    groups is never handed to another caller."""
+
+    def __init__(self, capacity: int, scope: Callable[[], Hashable] = lambda: None) -> None:
         self.capacity = capacity
-        self._items: dict[K, V] = {}
+        self.scope = scope
+        self._items: dict[tuple[Hashable, K], V] = {}
         self._generation = 0
         self._lock = threading.Lock()
 
     def held(self, keys: Iterable[K]) -> tuple[dict[K, V], int]:
         """The entries held for ``keys``, and the generation to ``keep`` fresh ones with."""
+        scope = self.scope()
         with self._lock:
-            return {k: self._items[k] for k in keys if k in self._items}, self._generation
+            items = self._items
+            found = {k: items[(scope, k)] for k in keys if (scope, k) in items}
+            return found, self._generation
 
     def keep(self, fresh: Mapping[K, V], generation: int) -> None:
+        scope = self.scope()
         with self._lock:
             if generation != self._generation or len(fresh) > self.capacity:
                 return
             if len(self._items) + len(fresh) > self.capacity:
                 self._items.clear()
-            self._items.update(fresh)
+            self._items.update(((scope, k), v) for k, v in fresh.items())
 
     def clear(self) -> None:
         with self._lock:
@@ -68,7 +76,11 @@ class PassageCache:
 
     def __init__(self, store: GraphStore, *, capacity: int = CAPACITY) -> None:
         self.store = store
-        self._cache: SharedCache[str, CachedPassage] = SharedCache(capacity)
+        self._cache: SharedCache[str, CachedPassage] = SharedCache(capacity, scope=self.scope)
+
+    def scope(self) -> Hashable:
+        """Whose passages are read now: the key of the store's caller."""
+        return self.store.caller_now().key
 
     def get(self, ids: Sequence[str]) -> dict[str, CachedPassage]:
         """The passages of ``ids`` that exist, read from the store once (one query for all

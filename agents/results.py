@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -57,7 +58,9 @@ class TraceRows:
 def trace_rows(retrieval: Retrieval, *, scorer: str, seeder: str) -> TraceRows:
     """The rows that keep ``retrieval`` in the graph as a ``Trace`` (for Neo4j Browser)."""
     created = datetime.now(UTC).isoformat(timespec="seconds")
-    digest = hashlib.sha256(f"{created}|{retrieval.question}".encode()).hexdigest()[:10]
+    # unique even for the same question asked twice in one second (by two callers, say)
+    digest = hashlib.sha256(f"{created}|{retrieval.question}|{uuid.uuid4()}".encode()).hexdigest()
+    digest = digest[:12]
     trace = {
         "id": f"trace-{created}-{digest}",
         "question": retrieval.question,

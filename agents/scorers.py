@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -79,12 +79,14 @@ class MdrScorer:
         vectors: Callable[[Sequence[str]], Mapping[str, np.ndarray]] | None = None,
         max_path_passages: int = 3,
         cache_size: int = 100_000,
+        scope: Callable[[], Hashable] = lambda: None,
     ) -> None:
         self.encode = encode
         self.texts = texts
         self.vectors = vectors
         self.max_path_passages = max_path_passages
-        self._g: SharedCache[str, np.ndarray] = SharedCache(cache_size)  # g by passage id
+        # g by caller (scope) and passage id
+        self._g: SharedCache[str, np.ndarray] = SharedCache(cache_size, scope)
 
     def forget(self) -> None:
         self._g.clear()
@@ -175,10 +177,12 @@ class TfidfScorer:
         *,
         max_path_passages: int = 3,
         cache_size: int = 200_000,
+        scope: Callable[[], Hashable] = lambda: None,
     ) -> None:
         self.texts = texts
         self.max_path_passages = max_path_passages
-        self._bags: SharedCache[str, Counter[str]] = SharedCache(cache_size)  # term counts
+        # term counts by caller (scope) and passage id
+        self._bags: SharedCache[str, Counter[str]] = SharedCache(cache_size, scope)
 
     def forget(self) -> None:
         self._bags.clear()
@@ -256,7 +260,7 @@ class SumScorer:
 
 
 def tfidf(services: Services) -> Score:
-    return TfidfScorer(services.passages.texts)
+    return TfidfScorer(services.passages.texts, scope=services.passages.scope)
 
 
 def embedding(services: Services) -> Score:

@@ -6,6 +6,8 @@ clean ones. ``*`` is not a group: it is the unfiltered (admin) view of a caller.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from kgp.errors import ConfigurationError
 
@@ -34,3 +36,48 @@ def check_groups(values: object, where: str, *, text: bool = False) -> tuple[str
     if not names:
         raise ConfigurationError(f"{where}: give at least one group (or leave the groups out)")
     return tuple(sorted(names))
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who reads: the groups whose documents a query may return, or ``admin`` (every document,
+    asked for explicitly with ``*``). Every read query receives ``$caller_admin`` and
+    ``$caller_groups`` from :attr:`parameters`; caches key what they hold by :attr:`key`."""
+
+    groups: tuple[str, ...] = ()
+    admin: bool = False
+
+    @classmethod
+    def of(cls, values: object, where: str) -> Caller:
+        """The caller of a list of group names or a comma-separated string; ``*`` alone is the
+        admin view (mixing it with names is an error: the intent would be unclear)."""
+        if isinstance(values, str):
+            values = values.split(",")
+        if isinstance(values, list | tuple | set | frozenset):
+            names = [v.strip() if isinstance(v, str) else v for v in values]
+            if ADMIN in names:
+                if len(names) > 1:
+                    raise ConfigurationError(
+                        f"{where}: {ADMIN} is the admin view of every document; give it alone, "
+                        "not with group names"
+                    )
+                return ADMIN_CALLER
+        return cls(check_groups(values, where, text=True))
+
+    @property
+    def parameters(self) -> dict[str, object]:
+        return {"caller_admin": self.admin, "caller_groups": list(self.groups)}
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return (ADMIN,) if self.admin else self.groups
+
+    def may_read(self, groups: Iterable[str]) -> bool:
+        """Whether a document with these groups is readable (the same rule as the queries)."""
+        return self.admin or not set(self.groups).isdisjoint(groups)
+
+    def __str__(self) -> str:
+        return ADMIN if self.admin else ",".join(self.groups)
+
+
+ADMIN_CALLER = Caller(admin=True)

@@ -9,10 +9,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
+from kgp.access import Caller
 from kgp.errors import ConfigurationError, DocumentError, LlmError, RemovalRefusedError
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore, store_from_settings
-from kgp.stores.model import GraphCounts
+from kgp.stores.model import DocumentSummary, GraphCounts
 from kgp.stores.tracer import QueryEvent, Tracer, summarise
 
 if TYPE_CHECKING:  # the modules below load when a method needs them (a light import kgp)
@@ -36,6 +37,9 @@ class KnowledgeGraph:
     ) -> None:
         self.settings = settings
         self.store = store
+        # every read of this graph is filtered to the caller's groups (KGP_GROUPS; unset, the
+        # default groups; the admin view only when asked for with *)
+        store.caller = settings.caller
         self._encoder: Encoder | None = encoder  # shared with other graphs when given
         self._retrievers: dict[RetrievalConfig, Retriever] = {}
         self._lock = threading.RLock()  # guards the lazily built encoder and retrievers
@@ -315,9 +319,24 @@ class KnowledgeGraph:
         answer.notices = retrieval.notices
         return answer
 
+    @property
+    def caller(self) -> Caller:
+        """Who this graph reads as: the groups whose documents it returns, or the admin."""
+        return self.store.caller
+
     def stats(self) -> GraphCounts:
-        """Node counts by label and relationship counts by type."""
+        """Node counts by label, relationship counts by type and documents by group, of what
+        the caller may read."""
         return self.store.counts()
+
+    def documents(self) -> list[DocumentSummary]:
+        """The documents the caller may read, by id (with the caller's groups among theirs)."""
+        return self.store.list_documents()
+
+    def traces(self, limit: int = 25) -> list[dict[str, Any]]:
+        """The saved traces the caller may see (those saved by callers with no group the
+        caller lacks), newest first."""
+        return self.store.traces(limit)
 
 
 def open(

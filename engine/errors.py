@@ -8,6 +8,7 @@ failed, where, and what to do::
     ├── ConfigurationError      a setting or argument is invalid
     ├── StoreUnavailableError   the graph store cannot be started, reached or logged into
     ├── StoreError              the store rejected or failed a query
+    │   └── AccessDeniedError   the caller's groups do not allow the operation
     ├── DocumentError           a document cannot be read or ingested
     ├── ModelMissingError       a model path or package is missing
     ├── LlmError                the language-model endpoint failed or cannot be reached
@@ -35,6 +36,11 @@ class StoreUnavailableError(KgpError):
 
 class StoreError(KgpError):
     """The graph store rejected or failed a query."""
+
+
+class AccessDeniedError(StoreError):
+    """The caller's groups do not allow the operation (a write, or a maintenance read that
+    sees every document): only the admin view (groups ``*``) may."""
 
 
 class DocumentError(KgpError):

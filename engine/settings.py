@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import platformdirs
-from kgp.access import DEFAULT_GROUPS, check_groups
+from kgp.access import DEFAULT_GROUPS, Caller, check_groups
 from kgp.errors import ConfigurationError
 from kgp.names import METHODS, ORDERS, SCORERS, SEEDERS, listing
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
@@ -107,6 +107,9 @@ class Settings(BaseSettings):
     tables: bool = True
     # the access groups of a document no rule names (KGP_DEFAULT_GROUPS=public,staff)
     default_groups: Annotated[tuple[str, ...], NoDecode] = DEFAULT_GROUPS
+    # who reads (KGP_GROUPS=hr,staff; * for the admin view of every document); unset: a
+    # caller in the default groups, never the admin view
+    groups: Annotated[tuple[str, ...] | None, NoDecode] = None
 
     budget: int = Field(default=DEFAULT_K, ge=1, le=10_000)
     seeds: int = Field(default=10, ge=1, le=1_000)
@@ -134,6 +137,23 @@ class Settings(BaseSettings):
             return check_groups(value, "KGP_DEFAULT_GROUPS", text=True)
         except ConfigurationError as exc:
             raise ValueError(str(exc).removeprefix("KGP_DEFAULT_GROUPS: ")) from None
+
+    @field_validator("groups", mode="before")
+    @classmethod
+    def _caller(cls, value: Any) -> tuple[str, ...] | None:
+        if value is None:
+            return None
+        try:
+            return Caller.of(value, "KGP_GROUPS").key
+        except ConfigurationError as exc:
+            raise ValueError(str(exc).removeprefix("KGP_GROUPS: ")) from None
+
+    @property
+    def caller(self) -> Caller:
+        """Who reads the graph: ``KGP_GROUPS``, else a caller in the default groups."""
+        if self.groups is None:
+            return Caller(self.default_groups)
+        return Caller.of(list(self.groups), "KGP_GROUPS")
 
     @field_validator("data_dir", mode="after")
     @classmethod

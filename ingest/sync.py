@@ -10,12 +10,13 @@ import stat
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from kgp.access import check_groups
+from kgp.access import ADMIN_CALLER, check_groups
 from kgp.errors import DocumentError, KgpError, RemovalRefusedError
 from kgp.ingest.access import AccessRules
 from kgp.ingest.builder import Draft, Source, draft, embed_drafts, sha256, with_embeddings
@@ -159,6 +160,19 @@ class Syncer:
         allow_removal: bool = False,
         source: Path | None = None,
     ) -> None:
+        # whoever syncs, ingest reads as the admin: new passages are linked to every document
+        with self.store.reading_as(ADMIN_CALLER):
+            self._sync_as_admin(candidates, report, scope, remove, allow_removal, source)
+
+    def _sync_as_admin(
+        self,
+        candidates: list[Candidate],
+        report: SyncReport,
+        scope: str | None,
+        remove: bool,
+        allow_removal: bool,
+        source: Path | None,
+    ) -> None:
         self._ensure_schema()
         seen = {c.doc_id for c in candidates}
         gone: list[str] = []
@@ -199,7 +213,10 @@ class Syncer:
                 prepared = self._prepare(group, stored, report)
                 if pending is not None:
                     pending.result()
-                pending = writer.submit(self._commit, *prepared, report)
+                drafts, vectors = prepared
+                # in a copy of this context, so the writer reads as the admin too
+                context = copy_context()
+                pending = writer.submit(context.run, self._commit, drafts, vectors, report)
                 done += len(group)
                 if self.on_progress is not None:
                     self.on_progress(Progress(done, len(todo), report.passages, group[-1].path))
@@ -318,15 +335,16 @@ class Syncer:
         report.linked += self.linker.complete(group)
 
     def remove(self, doc_id: str) -> bool:
-        self._ensure_schema()
-        report = SyncReport()
-        report.recovered = self.linker.recover()
-        removed = self.store.delete_document(doc_id)
-        if removed:
-            report.removed.append(doc_id)
-        self.linker.forget(doc_id)
-        self._finish(report)
-        return removed
+        with self.store.reading_as(ADMIN_CALLER):
+            self._ensure_schema()
+            report = SyncReport()
+            report.recovered = self.linker.recover()
+            removed = self.store.delete_document(doc_id)
+            if removed:
+                report.removed.append(doc_id)
+            self.linker.forget(doc_id)
+            self._finish(report)
+            return removed
 
     def _ensure_schema(self) -> None:
         if not self._schema_ready:

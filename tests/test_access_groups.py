@@ -70,7 +70,7 @@ def test_a_bad_access_file_stops_the_sync_before_anything_is_written(
     tmp_path: Path, encoder: Encoder, text: str, error: str
 ) -> None:
     root = write(tmp_path / "docs", DOCS)
-    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder) as kg:
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder, groups="*") as kg:
         kg.sync(root)
         before = kg.store.dump()
         (root / "hr" / ACCESS_FILE).write_text(text)
@@ -91,7 +91,7 @@ def test_changing_only_the_groups_rewrites_no_passage_and_embeds_nothing(
 ) -> None:
     root = write(tmp_path / "docs", DOCS)
     (root / ACCESS_FILE).write_text('[groups]\n"hr/*" = ["hr"]\n')
-    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder) as kg:
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder, groups="*") as kg:
         kg.sync(root)
         assert groups_of(kg) == {
             "board/minutes.txt": ("public",),
@@ -119,7 +119,7 @@ def test_changing_only_the_groups_rewrites_no_passage_and_embeds_nothing(
         assert groups_of(kg)["board/minutes.txt"] == ("board",)
         regrouped = kg.store.dump()
         assert not kg.sync(root).wrote, "a second sync has nothing to do"
-    with kgp.open(data_dir=tmp_path / "clean", loaded_encoder=encoder) as clean:
+    with kgp.open(data_dir=tmp_path / "clean", loaded_encoder=encoder, groups="*") as clean:
         clean.sync(root)
         assert without_times(clean.store.dump()) == without_times(regrouped)
 
@@ -136,7 +136,7 @@ def test_groups_from_add_the_default_setting_and_corpus_entries(
 ) -> None:
     root = write(tmp_path / "docs", DOCS)
     with kgp.open(
-        data_dir=tmp_path / "kb", loaded_encoder=encoder, default_groups=("staff",)
+        data_dir=tmp_path / "kb", loaded_encoder=encoder, default_groups=("staff",), groups="*"
     ) as kg:
         kg.add(root / "handbook.md")
         assert groups_of(kg) == {"handbook.md": ("staff",)}
@@ -194,3 +194,30 @@ def test_cli_sync_reports_regrouped_documents_and_a_bad_access_file(tmp_path: Pa
     assert bad.stderr.strip() == (
         f"kgp: error: {root / 'hr' / ACCESS_FILE}: '*': groups must be a list of names, not 'hr'"
     )
+
+    # the caller: --groups, KGP_GROUPS, the default groups, and * for everything
+    def documents(*options: str, **extra: str) -> Any:
+        done = kgp_cli(
+            "--data-dir",
+            data,
+            *options,
+            "retrieve",
+            "who earns more?",
+            "--json",
+            env={**env, **extra},
+        )
+        assert done.returncode == 0, done.stderr
+        return sorted({p["document"]["id"] for p in json.loads(done.stdout)["passages"]})
+
+    assert documents() == ["a.md"], "unset: the default groups (staff)"
+    assert documents("--groups", "hr") == ["hr/b.md"]
+    assert documents(KGP_GROUPS="hr,staff") == ["a.md", "hr/b.md"]
+    assert documents("--groups", "*") == ["a.md", "hr/b.md"]
+    assert documents("--groups", "board") == []
+    counted = kgp_cli("--data-dir", data, "--groups", "hr", "stats", "--json", env=env)
+    assert json.loads(counted.stdout)["labels"]["Document"] == 1
+    assert json.loads(counted.stdout)["groups"] == {"hr": 1}
+    for value, error in (("*,hr", "give it alone"), ("h r", "'h r' is not a group name")):
+        bad = kgp_cli("--data-dir", data, "--groups", value, "stats", env=env)
+        assert bad.returncode != 0 and "Traceback" not in bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1 and error in bad.stderr

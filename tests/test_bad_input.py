@@ -37,7 +37,9 @@ def test_a_line_without_punctuation_becomes_bounded_passages(
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "dump.txt").write_text(" ".join(f"token{i}" for i in range(3_000)))  # 26 KB
-    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder, max_passage_chars=2000) as kg:
+    with kgp.open(
+        data_dir=tmp_path / "kb", loaded_encoder=encoder, max_passage_chars=2000, groups="*"
+    ) as kg:
         kg.sync(folder)
         texts = [n["props"]["text"] for n in kg.store.dump()[0] if n["label"] == "Passage"]
     assert len(texts) > 100 and max(map(len, texts)) <= 250

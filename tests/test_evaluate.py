@@ -368,8 +368,8 @@ def test_gold_the_graph_lacks_is_reported_and_missed(tmp_path: Path, encoder: En
     gold = first.reports["dense"].questions[1].gold  # q2: Bea Stone, Maine
     (folder,) = (tmp_path / "d" / "eval").iterdir()
     with kgp.open(
-        data_dir=folder / "kb", loaded_encoder=encoder
-    ) as graph:  # the cached graph, damaged
+        data_dir=folder / "kb", loaded_encoder=encoder, groups="*"
+    ) as graph:  # the cached graph, damaged by its admin
         assert graph.store.delete_document(gold[1][0].split("#")[0])
     again = evaluate(path, factory, tmp_path / "d", retrievers=["dense"], k=4)
     assert again.unresolved == {"q2": [gold[1][0]]}

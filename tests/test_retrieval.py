@@ -6,6 +6,7 @@ from pathlib import Path
 
 import kgp
 import pytest
+from kgp.access import ADMIN_CALLER
 from kgp.agents.seeders import reciprocal_rank_fusion
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError
@@ -55,7 +56,8 @@ def test_hostile_and_huge_questions_leave_the_graph_alone(kg: KnowledgeGraph) ->
 def test_empty_graph(tmp_path: Path, encoder: Encoder) -> None:
     with kgp.open(data_dir=tmp_path / "empty") as graph:
         graph._encoder = encoder
-        graph.store.ensure_schema(encoder.dimension)
+        with graph.store.reading_as(ADMIN_CALLER):
+            graph.store.ensure_schema(encoder.dimension)
         assert graph.retrieve("anything at all?").passages == []
 
 

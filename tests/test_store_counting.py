@@ -4,7 +4,12 @@ swapped: threads counting on one store see their own calls, and a tracer sees ev
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 
+import pytest
+from kgp.access import ADMIN_CALLER, Caller
+from kgp.errors import AccessDeniedError
 from kgp.stores import GraphStore
 from kgp.stores.tracer import TraceLog
 
@@ -58,22 +63,46 @@ def test_counting_blocks_nest(store: GraphStore) -> None:
     assert (outer_calls(), inner_calls()) == (5, 3)
 
 
-def test_bound_parameters_reach_every_query_of_the_block(store: GraphStore) -> None:
-    """``binding()`` is the one place a parameter every query needs is added (the caller's
-    groups, for access control): every query in the block gets it, queries outside do not,
-    and the queries still run."""
+def test_reading_as_gives_every_query_of_the_block_its_caller(store: GraphStore) -> None:
+    """``reading_as()`` is the one place the caller's groups are added: every query in the
+    block gets them (the innermost block wins), queries outside read as the store's own caller,
+    and a maintenance read is refused to a caller who is not the admin, before it runs."""
     store.write_document(make_document("a.txt", 3))
     log = TraceLog()
     store.tracer = log
+    staff, hr = Caller(("staff",)), Caller(("hr",))
     try:
-        with store.binding(groups=["staff"]):
-            assert [d.id for d in store.list_documents()] == ["a.txt"]
-            with store.binding(caller="ada"):
+        with store.reading_as(staff):
+            assert store.list_documents() == [], "a.txt is public"
+            with store.reading_as(hr):
                 store.counts()
             store.fulltext_search("word", 3)
-        store.list_documents()
+            with pytest.raises(AccessDeniedError, match="'dump_nodes' needs the admin view"):
+                store.dump()
+        assert [d.id for d in store.list_documents()] == ["a.txt"]
     finally:
         store.tracer = None
-    bound = [event.parameters for event in log.events]
-    assert all(p["groups"] == ["staff"] for p in bound[:-1]) and "groups" not in bound[-1]
-    assert sum("caller" in p for p in bound) == 3  # count_labels, _relationships, _groups
+    callers = [(p["caller_admin"], p["caller_groups"]) for p in (e.parameters for e in log.events)]
+    assert callers[0] == (False, ["staff"]) and callers[1:4] == [(False, ["hr"])] * 3
+    assert all(c == (False, ["staff"]) for c in callers[4:-1])  # the full-text queries
+    assert len(callers) > 5 and callers[-1] == (True, [])
+    assert "dump_nodes" not in [e.name for e in log.events]
+
+
+def test_a_thread_reads_as_the_block_only_in_a_copy_of_its_context(store: GraphStore) -> None:
+    """Work handed to another thread reads as the store's caller unless it runs in a copy of
+    the block's context (how the sync's writer thread keeps the admin view)."""
+    store.write_document(make_document("a.txt", 3))
+    seen: list[list[str]] = []
+
+    def documents() -> None:
+        seen.append([d.id for d in store.list_documents()])
+
+    store.caller = Caller(("staff",))
+    try:
+        with store.reading_as(ADMIN_CALLER), ThreadPoolExecutor(1) as pool:
+            pool.submit(documents).result()
+            pool.submit(copy_context().run, documents).result()
+    finally:
+        store.caller = ADMIN_CALLER
+    assert seen == [[], ["a.txt"]]

@@ -350,13 +350,13 @@ def test_sync_with_another_encoder_is_refused(tmp_path: Path, encoder: Encoder) 
     from kgp.ingest.encoder import resolve_encoder
 
     folder = write_corpus(tmp_path / "docs", ["rivers.txt"])
-    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder) as kg:
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder, groups="*") as kg:
         kg.sync(folder)
         assert kg.store.graph_encoder() == "all-MiniLM-L6-v2"
         before = kg.store.dump()
     (folder / "more.txt").write_text("The Ostra river floods in spring.")
     other = str(resolve_encoder("all-MiniLM-L6-v2"))  # the same weights under another name
-    with kgp.open(data_dir=tmp_path / "kb", encoder=other) as kg:
+    with kgp.open(data_dir=tmp_path / "kb", encoder=other, groups="*") as kg:
         with pytest.raises(ConfigurationError, match="was built with encoder 'all-MiniLM-L6-v2'"):
             kg.sync(folder)
         assert kg.store.dump() == before, "nothing was written"

@@ -223,7 +223,8 @@ class SyncMachine(RuleBasedStateMachine):
     @rule(events=st.integers(1, 3))
     def watch(self, events: int) -> None:
         """What kgp sync --watch does: a sync after each burst of file events."""
-        kg = KnowledgeGraph(settings=self.server.settings, store=self.store)
+        admin = self.server.settings.model_copy(update={"groups": ("*",)})  # it dumps the store
+        kg = KnowledgeGraph(settings=admin, store=self.store)
         kg._encoder = self.server.encoder
         seen: list[object] = []
         kg.watch(self.folder, seen.append, changes=[{"event"}] * events)

@@ -1,8 +1,11 @@
-// The passages and tables of pages by number (every document that has such a page), in reading
-// order: what a structural question ("summarise page 5") asks for.
+// The passages and tables of pages by number (every document the caller may read that has such
+// a page), in reading order: what a structural question ("summarise page 5") asks for.
 UNWIND $numbers AS number
 MATCH (g:Page)
 WHERE g.number = number
+OPTIONAL MATCH (d:Document {id: g.doc_id})
+WITH g, d
+WHERE $caller_admin OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
 OPTIONAL MATCH (g)-[:CONTAINS]->(x)
 WITH g, x
 ORDER BY g.doc_id, g.number, x.ordinal, x.index

@@ -1,4 +1,4 @@
-// Nodes by id, any kgp label, without embeddings.
+// Nodes by id, any kgp label, without embeddings; only those of documents the caller may read.
 UNWIND $ids AS id
 OPTIONAL MATCH (p:Passage {id: id})
 OPTIONAL MATCH (g:Page {id: id})
@@ -6,4 +6,7 @@ OPTIONAL MATCH (t:Table {id: id})
 OPTIONAL MATCH (d:Document {id: id})
 WITH id, coalesce(p, g, t, d) AS n
 WHERE n IS NOT NULL
+OPTIONAL MATCH (o:Document {id: coalesce(n.doc_id, n.id)})
+WITH id, n, o
+WHERE $caller_admin OR any(g IN coalesce(o.groups, []) WHERE g IN $caller_groups)
 RETURN id, labels(n)[0] AS label, n {.*, embedding: null} AS props

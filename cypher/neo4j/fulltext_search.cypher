@@ -1,4 +1,9 @@
-CALL db.index.fulltext.queryNodes('passage_text', $query, {limit: $limit}) YIELD node, score
+// Passages matching the full-text query, best first, of documents the caller may read (the
+// index streams its hits in score order, so the filter comes before the limit).
+CALL db.index.fulltext.queryNodes('passage_text', $query) YIELD node, score
+OPTIONAL MATCH (d:Document {id: node.doc_id})
+WITH node, score, d
+WHERE $caller_admin OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
 RETURN node.id AS id, score
 ORDER BY score DESC, id
 LIMIT $limit

@@ -46,17 +46,26 @@ def main_options(
     trace: Annotated[
         bool, typer.Option("--trace", help="Print every store query and its time.")
     ] = False,
+    groups: Annotated[
+        str | None,
+        typer.Option(
+            help="Read as these access groups, comma-separated (KGP_GROUPS); * is the admin "
+            "view of every document. Unset: the default groups (KGP_DEFAULT_GROUPS)."
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress output.")] = False,
 ) -> None:
     """Knowledge Graph Prompting over a graph database.
 
-    Example: kgp --data-dir ./kb stats --json
+    Example: kgp --data-dir ./kb --groups hr,staff stats --json
     """
     overrides: dict[str, Any] = {}
     if data_dir is not None:
         overrides["data_dir"] = data_dir
     if store is not None:
         overrides["store"] = store
+    if groups is not None:
+        overrides["groups"] = groups
     ctx.obj = Context(overrides=overrides, trace=trace, quiet=quiet)
 
 

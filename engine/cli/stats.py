@@ -16,21 +16,24 @@ def stats(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
 ) -> None:
-    """Count nodes by label, relationships by type and documents by access group.
+    """Count nodes by label, relationships by type and documents by access group: of what the
+    caller's groups may read (--groups; * counts everything).
 
-    Example: kgp stats --json
+    Example: kgp --groups hr stats --json
     """
     state: Context = ctx.obj
     try:
         settings = state.settings()
         with state.open(settings) as kg:
             counts = kg.stats()
+            caller = kg.caller
     except KgpError as exc:
         raise fail(str(exc)) from None
     if as_json:
         emit_json(counts.as_dict())
         return
-    table = Table(title=f"kgp graph ({settings.store.value})")
+    seen = "every document" if caller.admin else f"what groups {caller} may read"
+    table = Table(title=f"kgp graph ({settings.store.value}): {seen}")
     table.add_column("kind")
     table.add_column("name")
     table.add_column("count", justify="right")

@@ -9,11 +9,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from types import MappingProxyType, TracebackType
+from types import TracebackType
 from typing import Any, Self
 
 from kgp import cypher
-from kgp.errors import ConfigurationError
+from kgp.access import ADMIN, ADMIN_CALLER, Caller
+from kgp.errors import AccessDeniedError, ConfigurationError
 from kgp.stores.maintenance import SCHEMA_VERSION, Row, StoreMaintenance
 from kgp.stores.model import (
     DocumentGraph,
@@ -37,15 +38,50 @@ from kgp.text import query_terms
 
 TIE = 1e-4  # similarities closer than this may be ordered differently by the index
 
+# Reads that see every node, whatever the caller: ingest's k-NN upkeep, the dumps tests compare
+# and the counts of the admin view. Only the admin runs them; every other read query filters on
+# $caller_groups (tests/test_access_queries.py checks each file of both dialects).
+ADMIN_QUERIES = frozenset(
+    {
+        "count_labels",
+        "count_relationships",
+        "count_weak_edges",
+        "dump_nodes",
+        "dump_relationships",
+        "passages_by_text_hash",
+        "passages_needing_knn",
+        "passages_without_text_hash",
+        "pending_documents",
+        "similar_edges",
+        "weak_passages",
+        "weakest_links",
+    }
+)
+# Reads of the schema and the indexes' statistics: no node's content or existence.
+INDEX_QUERIES = frozenset(
+    {
+        "graph_encoder",
+        "graph_schema",
+        "index_status",
+        "list_indexes",
+        "vector_index_bound",
+        "vector_index_dimension",
+    }
+)
+CALLER_WRITES = frozenset({"save_trace"})  # the one write a reader makes: its own trace
+
 
 class GraphStore(StoreMaintenance):
     """A graph store holding kgp's schema. Construct, then ``open()`` (or use ``with``)."""
 
     dialect: cypher.Dialect
 
-    def __init__(self, *, tracer: Tracer | None = None) -> None:
+    def __init__(self, *, tracer: Tracer | None = None, caller: Caller = ADMIN_CALLER) -> None:
         self.tracer = tracer
         self.dimension: int | None = None
+        # who queries read as outside reading_as() blocks: a store made by kgp.open reads as
+        # the graph's caller, so a read no block covers is filtered, never the admin view
+        self.caller = caller
 
     # -- lifecycle (subclasses) --------------------------------------------------------------
 
@@ -92,8 +128,18 @@ class GraphStore(StoreMaintenance):
         self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False
     ) -> list[Row]:
         """Run the named query of this store's dialect and report it to the tracer. Every read
-        and write passes here: the parameters bound with :meth:`binding` join each query's."""
-        params = {**_BOUND.get(), **dict(parameters or {})}
+        and write passes here, and this is where access control is enforced: each query gets
+        the caller's ``$caller_admin`` and ``$caller_groups`` (see :meth:`reading_as`), which
+        every query reading passages, pages, tables or documents filters on in Cypher; a
+        caller who is not the admin may run no write but a saved trace, and no query of the
+        maintenance that sees every node (:data:`ADMIN_QUERIES`)."""
+        caller = self.caller_now()
+        if not caller.admin and (name in ADMIN_QUERIES or (write and name not in CALLER_WRITES)):
+            raise AccessDeniedError(
+                f"{self.describe()}: query {name!r} needs the admin view (groups {ADMIN}); "
+                f"the caller reads as groups {caller}"
+            )
+        params = {**dict(parameters or {}), **caller.parameters}
         started = time.perf_counter()
         rows = self._execute(cypher.load(self.dialect, name), params, write=write)
         for counter in _COUNTERS.get():
@@ -103,16 +149,23 @@ class GraphStore(StoreMaintenance):
             self.tracer(QueryEvent(name, params, len(rows), time.perf_counter() - started))
         return rows
 
+    def caller_now(self) -> Caller:
+        """Who the queries run now read as: the caller of the innermost :meth:`reading_as`
+        block of this thread (context), else the store's own :attr:`caller`."""
+        bound = _CALLER.get()
+        return bound if bound is not None else self.caller
+
     @contextmanager
-    def binding(self, **parameters: Any) -> Iterator[None]:
-        """Parameters every query run inside the block receives (in this thread or context),
-        such as the caller's groups that an access filter compares with: the one place a
-        parameter every query needs is added."""
-        token = _BOUND.set(MappingProxyType({**_BOUND.get(), **parameters}))
+    def reading_as(self, caller: Caller) -> Iterator[None]:
+        """Every query run inside the block (in this thread or context) reads as ``caller``:
+        a retrieval binds its caller once, and ingest binds the admin view it needs to link
+        new passages to every document. Work handed to another thread keeps it only when run
+        in a copy of this context (``contextvars.copy_context().run``)."""
+        token = _CALLER.set(caller)
         try:
             yield
         finally:
-            _BOUND.reset(token)
+            _CALLER.reset(token)
 
     @contextmanager
     def counting(self) -> Iterator[Callable[[], int]]:
@@ -189,10 +242,10 @@ class GraphStore(StoreMaintenance):
         are left out.
 
         The vector index is asked to a depth, then deeper for the vectors that came back short:
-        orphaned vectors (FalkorDB 4.16 keeps the vector of every deleted or rewritten passage)
-        and excluded passages take places in the index's answer without being returned. A depth
-        of the index's size bound (live passages plus orphans) has seen everything;
-        ``depth_cap`` stops earlier."""
+        orphaned vectors (FalkorDB 4.16 keeps the vector of every deleted or rewritten passage),
+        excluded passages and those of documents the caller may not read take places in the
+        index's answer without being returned. A depth of the index's size bound (live passages
+        plus orphans) has seen everything; ``depth_cap`` stops earlier."""
         if not vectors or want < 1:
             return [[] for _ in vectors]
         results: list[list[tuple[str, float]]] = [[] for _ in vectors]
@@ -213,6 +266,7 @@ class GraphStore(StoreMaintenance):
             # a vector whose every index entry at this depth was an orphan gets no row
             bound = next((int(r["bound"]) for r in seen.values()), None)
             still = []
+            fewest = want  # the fewest hits of a vector asked again
             for i in pending:
                 row = seen.get(i)
                 hits = [(str(pid), float(sim)) for pid, sim in (row["hits"] if row else [])]
@@ -225,6 +279,7 @@ class GraphStore(StoreMaintenance):
                 )
                 if short:
                     still.append(i)
+                    fewest = min(fewest, len(hits))
             if not still:
                 break
             if bound is None:
@@ -232,7 +287,10 @@ class GraphStore(StoreMaintenance):
             if depth >= bound or (depth_cap is not None and depth >= depth_cap):
                 break
             pending = still
-            depth = min(4 * depth, max(bound, want), depth_cap or bound)
+            # a caller who may read a small share of the passages gets few hits per entry of
+            # the index: go as deep as that share says, at least four times deeper
+            needed = depth * want * 2 // max(fewest, 1)
+            depth = min(max(4 * depth, needed), max(bound, want), depth_cap or bound)
         return results
 
     def vector_index_entries(self) -> tuple[int, int]:
@@ -314,9 +372,20 @@ class GraphStore(StoreMaintenance):
     ) -> str:
         """Keep a retrieval in the graph (one query): a ``Trace`` node, ``RETRIEVED`` to each
         passage (``items``) and table, ``STEP`` along each reasoning path."""
-        params = {"trace": dict(trace), "items": list(items), "tables": list(tables)}
+        caller = list(self.caller_now().key)  # who saw it: only they see the trace again
+        params = {
+            "trace": {**dict(trace), "groups": caller},
+            "items": list(items),
+            "tables": list(tables),
+        }
         rows = self.run("save_trace", {**params, "steps": list(steps)}, write=True)
         return str(rows[0]["id"]) if rows else str(trace["id"])
+
+    def traces(self, limit: int = 25) -> list[dict[str, Any]]:
+        """The saved traces the caller may see, newest first: one made with groups G is seen
+        by callers holding every group of G (the admin sees all)."""
+        rows = self.run("list_traces", {"limit": int(limit)})
+        return [{**dict(r), "groups": list(r["groups"] or [])} for r in rows]
 
     def graph_encoder(self) -> str | None:
         """The encoder recorded for the graph's vectors, if any."""
@@ -332,8 +401,19 @@ class GraphStore(StoreMaintenance):
         return [stored_table(r) for r in self.run("document_tables")]
 
     def counts(self) -> GraphCounts:
-        labels = {str(r["name"]): int(r["count"]) for r in self.run("count_labels")}
-        rels = {str(r["name"]): int(r["count"]) for r in self.run("count_relationships")}
+        """Nodes by label, relationships by type and documents by group: every one for the
+        admin, what the caller may read for anyone else."""
+        admin = self.caller_now().admin
+        labels = {
+            str(r["name"]): int(r["count"])
+            for r in self.run("count_labels" if admin else "readable_labels")
+            if int(r["count"])
+        }
+        rels = {
+            str(r["name"]): int(r["count"])
+            for r in self.run("count_relationships" if admin else "readable_relationships")
+            if int(r["count"])
+        }
         groups = {str(r["name"]): int(r["count"]) for r in self.run("count_groups")}
         return GraphCounts(
             dict(sorted(labels.items())), dict(sorted(rels.items())), dict(sorted(groups.items()))
@@ -382,9 +462,7 @@ class _CallCounter:
     calls: int = 0
 
 
-# the parameters bound by binding() blocks open in this context
-_BOUND: ContextVar[MappingProxyType[str, Any]] = ContextVar(
-    "kgp_store_bound", default=MappingProxyType({})
-)
+# the caller of the innermost reading_as() block open in this context
+_CALLER: ContextVar[Caller | None] = ContextVar("kgp_store_caller", default=None)
 # the counting() blocks open in this context (each thread starts with none)
 _COUNTERS: ContextVar[tuple[_CallCounter, ...]] = ContextVar("kgp_store_counters", default=())

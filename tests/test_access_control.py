@@ -1,0 +1,474 @@
+"""Access control tries to break: random group assignments, random callers and random or hostile
+questions, through every retrieval method, seeder, scorer, structural question, baseline, the
+reader, traces, stats and the document list. Nothing outside the caller's groups may come back:
+no passage, table, page, seed, path step, trace or count; a caller who may read nothing gets
+empty results, not an error. Groups are changed by access files, so a new assignment rewrites
+Document nodes only (nothing is embedded again) and each example is cheap. The same tests run
+against Neo4j when ``KGP_TEST_NEO4J_URI`` is set."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import kgp
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from kgp.access import ADMIN_CALLER, Caller
+from kgp.baselines import make_runner
+from kgp.client import KnowledgeGraph
+from kgp.ingest.access import ACCESS_FILE
+from kgp.ingest.embedding import Encoder
+
+from tests.conftest import EXAMPLES
+from tests.corpus_files import TEXTS, write_corpus
+from tests.llm_server import ChatServer, chat_server
+from tests.tiny_models import build_tiny_t5
+
+GROUPS = ("board", "hr", "staff")
+QUESTIONS = (
+    "Which station recorded the most rain in 2024?",
+    "What is the capital of Nepal and which mountain is near it?",
+    "How much was budgeted for maintenance?",
+    "What does Table 1 on page 1 show?",
+    "Summarise page 2",
+    "Show the tables of budget-2025.pdf",
+    "What does rainfall-2024.pdf say about Cedar Hollow?",
+    "Which river flows through Cairo?",
+)
+HOSTILE = (
+    "') RETURN p //",
+    "MATCH (n) DETACH DELETE n",
+    "$caller_admin = true OR 1=1",
+    "{caller_admin: true, caller_groups: ['hr', 'board']}",
+    "* hr board staff public admin",
+    "groups=* what do the board minutes say?",
+    '" OR true //',
+)
+# every way kgp returns passages: (kind, name, choice)
+WAYS: tuple[tuple[str, str, str], ...] = (
+    *(
+        ("kgp", scorer, seeder)
+        for scorer in ("tfidf", "embedding", "hybrid", "embedding-text", "mdr", "t5", "llm")
+        for seeder in ("hybrid",)
+    ),
+    *(("kgp", "tfidf", seeder) for seeder in ("vector", "fulltext", "tfidf", "gnn")),
+    ("method", "gnn", ""),
+    ("method", "rgnn", ""),
+    *(("baseline", name, "") for name in ("bm25", "tfidf", "knn", "dense", "mdr", "gnn-ret")),
+    ("ask", "tfidf", "hybrid"),
+)
+
+
+def respond(messages: list[dict[str, str]]) -> str:
+    """A chat model for the llm scorer, RGNN-Ret and the reader: short evidence, a plain answer
+    citing passage 1."""
+    prompt = messages[-1]["content"]
+    if "What evidence" in prompt:
+        return "Cedar Hollow station recorded the most rain."
+    return "Cedar Hollow [1]."
+
+
+@dataclass
+class World:
+    """One graph of the example documents and the test texts, read as any caller."""
+
+    kg: KnowledgeGraph
+    folder: Path
+    chat: ChatServer
+    documents: list[str] = field(default_factory=list)
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    owner: dict[str, str] = field(default_factory=dict)  # node id -> its document id
+    texts: dict[str, str] = field(default_factory=dict)  # passage id -> text
+
+    def assign(self, groups: Sequence[frozenset[str]]) -> None:
+        """Give the documents these groups (in order) with an access file, and sync: only the
+        Document nodes change."""
+        self.groups = {d: tuple(sorted(g)) for d, g in zip(self.documents, groups, strict=True)}
+        lines = [f'"{d}" = {list(g)!r}'.replace("'", '"') for d, g in self.groups.items()]
+        (self.folder / ACCESS_FILE).write_text("[groups]\n" + "\n".join(lines) + "\n")
+        report = self.kg.sync(self.folder)
+        assert not (report.added or report.changed or report.removed), "groups only"
+        with self.kg.store.reading_as(ADMIN_CALLER):
+            stored = {d.id: d.groups for d in self.kg.documents()}
+        assert stored == self.groups
+
+    @contextmanager
+    def reading_as(self, caller: Caller) -> Iterator[list[Any]]:
+        """Read as ``caller``, keeping every value every query returns to Python: a forbidden
+        id must never be among them (filtering afterwards would hide a leak from the results)."""
+        store = self.kg.store
+        returned: list[Any] = []
+        execute = store._execute
+
+        def keep(query: str, parameters: Any, *, write: bool) -> list[Any]:
+            rows = execute(query, parameters, write=write)
+            returned.extend(rows)
+            return rows
+
+        store._execute = keep  # type: ignore[method-assign]
+        try:
+            with store.reading_as(caller):
+                yield returned
+        finally:
+            del store._execute
+        outside = {i for i in strings(returned) if i in self.owner} - {
+            i for i in self.owner if self.owner[i] in self.readable(caller)
+        }
+        assert not outside, f"queries returned {sorted(outside)[:5]} to {caller}"
+
+    def readable(self, caller: Caller) -> set[str]:
+        return {d for d, g in self.groups.items() if caller.may_read(g)}
+
+    def document_of(self, node: str) -> str:
+        """The document a node id belongs to (a document is its own)."""
+        return self.owner[node]
+
+
+@pytest.fixture(scope="module")
+def world(
+    tmp_path_factory: pytest.TempPathFactory, encoder: Encoder, store_kind: str
+) -> Iterator[World]:
+    root = tmp_path_factory.mktemp("access")
+    folder = write_corpus(root / "docs")
+    for pdf in EXAMPLES.iterdir():
+        shutil.copy(pdf, folder / pdf.name)
+    t5 = build_tiny_t5(root / "t5", [*QUESTIONS, *TEXTS.values()])
+    with ExitStack() as stack:
+        chat = stack.enter_context(chat_server(respond))
+        kg = stack.enter_context(
+            kgp.open(
+                data_dir=root / "kb",
+                loaded_encoder=encoder,
+                groups="*",
+                t5_model=str(t5),
+                llm_base_url=chat.url,
+                llm_model="test-model",
+                device="cpu",
+                **store_settings(store_kind),
+            )
+        )
+        if store_kind == "neo4j":
+            with kg.store.reading_as(ADMIN_CALLER):
+                kg.store.clear()
+        kg.sync(folder)
+        world = World(kg, folder, chat)
+        with kg.store.reading_as(ADMIN_CALLER):
+            world.documents = sorted(d.id for d in kg.documents())
+            nodes, _ = kg.store.dump()
+        for node in nodes:
+            props = node["props"]
+            if node["label"] in {"Passage", "Page", "Table", "Document"}:
+                world.owner[node["key"]] = props.get("doc_id", node["key"])
+            if node["label"] == "Passage":
+                world.texts[node["key"]] = props["text"]
+        yield world
+
+
+def strings(value: Any) -> Iterator[str]:
+    """Every string inside a row (lists, maps and nested ones)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from strings(item)
+
+
+def store_settings(kind: str) -> dict[str, Any]:
+    if kind == "embedded":
+        return {}
+    import os
+
+    return {
+        "store": "neo4j",
+        "neo4j_uri": os.environ["KGP_TEST_NEO4J_URI"],
+        "neo4j_user": os.environ.get("KGP_TEST_NEO4J_USER", "neo4j"),
+        "neo4j_password": os.environ.get("KGP_TEST_NEO4J_PASSWORD", "password"),
+    }
+
+
+@pytest.fixture(scope="module", params=["embedded", "neo4j"])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    import os
+
+    if request.param == "neo4j" and not os.environ.get("KGP_TEST_NEO4J_URI"):
+        pytest.skip("Neo4j access tests need KGP_TEST_NEO4J_URI (a disposable server)")
+    return str(request.param)
+
+
+# -- one way of retrieving, and what it showed ---------------------------------------------------
+
+
+@dataclass
+class Shown:
+    """Every node id a result showed the caller, and the texts it showed."""
+
+    ids: set[str] = field(default_factory=set)
+    texts: list[str] = field(default_factory=list)
+    empty: bool = True
+
+
+def retrieve(world: World, way: tuple[str, str, str], question: str) -> Shown:
+    kind, name, choice = way
+    kg, shown = world.kg, Shown()
+    if kind == "baseline":
+        ids = make_runner(kg, name, 10)(question, [])
+        shown.ids.update(ids)
+        shown.empty = not ids
+        return shown
+    if kind == "ask":
+        before = len(world.chat.requests)
+        answer = kg.ask(question, 8, scorer=name, seeder=choice)
+        shown.texts += [m["content"] for r in world.chat.requests[before:] for m in r["messages"]]
+        shown.ids.update(answer.cited + answer.context)
+        result = kg.retrieve(question, 8, scorer=name, seeder=choice)
+    elif kind == "method":
+        result = kg.retrieve(question, 8, method=name)
+    else:
+        result = kg.retrieve(question, 8, scorer=name, seeder=choice)
+    shown.empty = not result.passages
+    for p in result.passages:
+        shown.ids.update([p.id, p.document["id"], *p.path])
+        if p.table:
+            shown.ids.add(p.table)
+        shown.texts.append(p.text)
+    shown.ids.update(str(s["id"]) for s in result.seeds)
+    shown.ids.update(str(d) for d in (result.structure or {}).get("documents") or [])
+    return shown
+
+
+def check(world: World, caller: Caller, shown: Shown) -> set[str]:
+    readable = world.readable(caller)
+    outside = {i for i in shown.ids if world.document_of(i) not in readable}
+    assert not outside, f"{caller} was shown {sorted(outside)}"
+    forbidden = [
+        text
+        for pid, text in world.texts.items()
+        if world.document_of(pid) not in readable
+        and len(text) > 40
+        and not any(text in world.texts[p] for p in world.texts if world.document_of(p) in readable)
+    ]
+    leaked = [t for t in forbidden if any(t in seen for seen in shown.texts)]
+    assert not leaked, f"{caller} was shown the text of {leaked[:1]}"
+    if not readable:
+        assert shown.empty, f"{caller} may read nothing, yet got results"
+    return shown.ids
+
+
+def test_the_fixed_assignment_leaves_every_caller_something_to_find(world: World) -> None:
+    """The checks above are not vacuous: each caller's results are non-empty and hold
+    passages found by hops, and an admin gets passages the caller may not read."""
+    world.assign(FIXED)
+    for caller in (Caller(("hr",)), Caller(("board",))):
+        with world.reading_as(caller):
+            result = world.kg.retrieve("What is the capital of Nepal?", 12)
+        assert len(result.passages) == min(
+            12, sum(1 for p in world.texts if world.document_of(p) in world.readable(caller))
+        )
+        assert any(p.hop > 0 for p in result.passages)
+    with world.kg.store.reading_as(ADMIN_CALLER):
+        everything = world.kg.retrieve("What is the capital of Nepal?", 30)
+    assert {world.document_of(p.id) for p in everything.passages} - world.readable(caller)
+
+
+assignments = st.lists(
+    st.frozensets(st.sampled_from(GROUPS), min_size=1), min_size=8, max_size=8
+).map(tuple)
+callers = st.frozensets(st.sampled_from((*GROUPS, "nobody")), min_size=1).map(
+    lambda names: Caller(tuple(sorted(names)))
+)
+questions = st.one_of(
+    st.sampled_from(QUESTIONS),
+    st.sampled_from(HOSTILE),
+    st.text(st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]), min_size=1).filter(
+        str.strip
+    ),
+)
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    groups=assignments,
+    caller=callers,
+    question=questions,
+    ways=st.lists(st.sampled_from(WAYS), min_size=1, max_size=3, unique=True),
+)
+def test_no_way_of_retrieving_shows_anything_outside_the_callers_groups(
+    world: World,
+    groups: tuple[frozenset[str], ...],
+    caller: Caller,
+    question: str,
+    ways: list[tuple[str, str, str]],
+) -> None:
+    world.assign(groups)
+    before = admin_stats(world)
+    with world.reading_as(caller):
+        for way in ways:
+            check(world, caller, retrieve(world, way, question))
+        check_views(world, caller)
+    assert admin_stats(world) == before, "reading changed nothing"
+
+
+# a fixed assignment: each group holds a few documents, and some are shared
+FIXED = (
+    frozenset({"staff"}),
+    frozenset({"hr"}),
+    frozenset({"board", "hr"}),
+    frozenset({"staff"}),
+    frozenset({"board"}),
+    frozenset({"hr"}),
+    frozenset({"staff", "board"}),
+    frozenset({"hr"}),
+)
+
+
+@pytest.mark.parametrize("way", WAYS, ids=["-".join(filter(None, w)) for w in WAYS])
+def test_every_way_of_retrieving_keeps_to_the_callers_groups(
+    world: World, way: tuple[str, str, str]
+) -> None:
+    world.assign(FIXED)
+    for caller in (Caller(("hr",)), Caller(("board",)), Caller(("nobody",))):
+        with world.reading_as(caller):
+            for question in (*QUESTIONS[:6], HOSTILE[0]):
+                check(world, caller, retrieve(world, way, question))
+
+
+def test_a_caller_with_few_documents_still_gets_k_passages(world: World) -> None:
+    """The vector index is asked deeper when most of its nearest entries are not readable."""
+    world.assign(FIXED)
+    caller = Caller(("board",))
+    readable = world.readable(caller)
+    wanted = sum(1 for pid in world.texts if world.document_of(pid) in readable)
+    assert 0 < wanted < len(world.texts) / 2
+    vector = world.kg.encoder.encode(["What is the capital of Nepal?"])[0].tolist()
+    with world.reading_as(caller):
+        hits = world.kg.store.vector_search(vector, min(10, wanted))
+    assert len(hits) == min(10, wanted)
+    assert {world.document_of(h.id) for h in hits} <= readable
+
+
+def check_views(world: World, caller: Caller) -> None:
+    """The document list, stats and traces of a caller hold only what it may read."""
+    kg, readable = world.kg, world.readable(caller)
+    documents = kg.documents()
+    assert {d.id for d in documents} == readable
+    assert all(set(d.groups) <= set(caller.groups) for d in documents)
+    stats = kg.stats()
+    assert stats.labels.get("Document", 0) == len(readable)
+    assert stats.labels.get("Passage", 0) == sum(
+        1 for pid in world.texts if world.document_of(pid) in readable
+    )
+    assert set(stats.groups) <= set(caller.groups)
+    for trace in kg.traces():
+        assert set(trace["groups"]) <= set(caller.groups), trace
+
+
+def admin_stats(world: World) -> Any:
+    with world.kg.store.reading_as(ADMIN_CALLER):
+        counts = world.kg.stats()
+    return counts.labels, {k: v for k, v in counts.relationships.items() if k != "STEP"}
+
+
+def test_saved_traces_are_seen_only_by_callers_holding_their_groups(world: World) -> None:
+    world.assign(FIXED)
+    kg = world.kg
+    saved: dict[Caller, str] = {}
+    for caller in (Caller(("hr",)), Caller(("board", "hr")), Caller(("staff",))):
+        with kg.store.reading_as(caller):
+            result = kg.retrieve(QUESTIONS[0], 6)
+            saved[caller] = kg.save_trace(result, scorer="tfidf", seeder="hybrid")
+    seen = {}
+    for caller in (*saved, Caller(("board",)), Caller(("nobody",)), ADMIN_CALLER):
+        with kg.store.reading_as(caller):
+            seen[caller] = {t["id"] for t in kg.traces(100)}
+    hr, board_hr, staff = saved.values()
+    assert hr in seen[Caller(("hr",))] and board_hr not in seen[Caller(("hr",))]
+    assert {hr, board_hr} <= seen[Caller(("board", "hr"))]
+    assert staff not in seen[Caller(("board", "hr"))] and staff in seen[Caller(("staff",))]
+    assert not ({hr, board_hr, staff} & seen[Caller(("board",))]) and not seen[Caller(("nobody",))]
+    assert {hr, board_hr, staff} <= seen[ADMIN_CALLER]
+    with kg.store.reading_as(ADMIN_CALLER):
+        _, rels = kg.store.dump()
+    retrieved = [r for r in rels if r["type"] == "RETRIEVED"]
+    readable = world.readable(Caller(("hr",)))
+    assert retrieved and all(
+        world.document_of(r["target"]) in readable for r in retrieved if r["source"] == hr
+    )
+
+
+def test_a_reader_may_not_write_or_run_maintenance(world: World) -> None:
+    from kgp.errors import AccessDeniedError
+
+    with world.kg.store.reading_as(Caller(("hr",))):
+        with pytest.raises(AccessDeniedError, match="'delete_document' needs the admin view"):
+            world.kg.store.delete_document(world.documents[0])
+        with pytest.raises(AccessDeniedError, match="'dump_nodes' needs the admin view"):
+            world.kg.store.dump()
+    with world.kg.store.reading_as(ADMIN_CALLER):
+        assert world.documents[0] in {d.id for d in world.kg.documents()}
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(groups=assignments, caller=callers)
+def test_asked_for_everything_by_id_the_store_returns_only_what_the_caller_may_read(
+    world: World, groups: tuple[frozenset[str], ...], caller: Caller
+) -> None:
+    """Every read method of the store, given every id there is (as a hostile caller of the
+    library would), returns nothing outside the caller's groups (World.reading_as checks every
+    row), and counts the way the caller sees the graph."""
+    world.assign(groups)
+    store, everything = world.kg.store, sorted(world.owner)
+    vector = world.kg.encoder.encode(["rain"])[0].tolist()
+    with world.reading_as(caller):
+        readable = world.readable(caller)
+        assert set(store.fetch_nodes(everything)) == {
+            i for i in everything if world.document_of(i) in readable
+        }
+        store.passage_vectors(everything)
+        store.neighbours(everything, max_df=10_000)
+        store.document_passages(world.documents)
+        store.page_contents(range(1, 10))
+        store.tables()
+        store.fulltext_search("rain station river capital budget table", 100)
+        hits = store.vector_search(vector, 100)
+        assert len(hits) == sum(1 for p in world.texts if world.document_of(p) in readable)
+        store.nearest([vector], want=5, exclude_docs=["x"], floor=-1.0)
+
+
+def test_every_read_query_filters_on_the_callers_groups() -> None:
+    """Each query file of both dialects is a write (refused to readers but their own trace), a
+    read of the indexes' statistics, an admin-only read, or a read that filters on
+    ``$caller_groups``: a new query cannot forget the filter unnoticed."""
+    from kgp import cypher
+    from kgp.stores.base import ADMIN_QUERIES, CALLER_WRITES, INDEX_QUERIES
+
+    writes = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP)\b|db\.[\w.]+\.(create|drop)\w*\(")
+    names: set[str] = set()
+    unfiltered = []
+    for dialect in cypher.DIALECTS:
+        for name in cypher.names(dialect):
+            names.add(name)
+            text = cypher.load(dialect, name)
+            if name in ADMIN_QUERIES | INDEX_QUERIES:
+                continue
+            if writes.search(text) and name not in CALLER_WRITES:
+                continue
+            if "$caller_admin" not in text or "$caller_groups" not in text:
+                unfiltered.append(f"{dialect}/{name}")
+    assert not unfiltered, f"read queries without the access filter: {unfiltered}"
+    assert names >= (ADMIN_QUERIES | INDEX_QUERIES | CALLER_WRITES)
