@@ -5,7 +5,7 @@ and seeder factories registered in ``kgp.names`` receive the services, never the
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -99,22 +99,28 @@ class QuestionVectors:
     """The encoder, remembering recent single texts' vectors (a question is embedded once for
     the seeder, the scorer and the final order); safe to share between threads."""
 
-    def __init__(self, embed: Callable[[list[str]], np.ndarray]) -> None:
+    def __init__(
+        self,
+        embed: Callable[[list[str]], np.ndarray],
+        scope: Callable[[], Hashable] = lambda: None,
+    ) -> None:
         self._embed = embed
-        self._held: dict[str, np.ndarray] = {}
+        self._scope = scope  # the caller: one caller's questions never speed up another's
+        self._held: dict[tuple[Hashable, str], np.ndarray] = {}
         self._lock = threading.Lock()
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         if len(texts) != 1:
             return self._embed(texts)
+        key = (self._scope(), texts[0])
         with self._lock:
-            found = self._held.get(texts[0])
+            found = self._held.get(key)
         if found is None:
             found = self._embed(texts)
             with self._lock:
                 if len(self._held) >= QUESTION_VECTORS:
                     self._held.clear()
-                self._held[texts[0]] = found
+                self._held[key] = found
         return found
 
 

@@ -70,7 +70,11 @@ class Retriever:
         self.store = store
         self.passages = PassageCache(store)
         self.services = Services(
-            store, QuestionVectors(embed), self.config, passages=self.passages, encoder=encoder
+            store,
+            QuestionVectors(embed, scope=self.passages.scope),
+            self.config,
+            passages=self.passages,
+            encoder=encoder,
         )
         self.scorer: Score = SCORERS.load(self.config.scorer)(self.services)
         self.method: Method = METHODS.load(self.config.method)

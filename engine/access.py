@@ -47,6 +47,12 @@ class Caller:
     groups: tuple[str, ...] = ()
     admin: bool = False
 
+    def __post_init__(self) -> None:
+        if not self.admin and not self.groups:
+            raise ConfigurationError(
+                "a caller needs at least one group (or the admin view, groups ['*'])"
+            )
+
     @classmethod
     def of(cls, values: object, where: str) -> Caller:
         """The caller of a list of group names or a comma-separated string; ``*`` alone is the

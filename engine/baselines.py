@@ -88,15 +88,18 @@ class Knn:
         self.kg = kg
         self.k = k
         self.dense = Seeder(services(kg), "vector")
-        self._passages: tuple[list[str], list[str]] | None = None
+        # every passage's id and text, by the caller that read them
+        self._passages: dict[tuple[str, ...], tuple[list[str], list[str]]] = {}
 
     def passages(self) -> tuple[list[str], list[str]]:
-        """Every passage's id and text, read once (two queries)."""
-        if self._passages is None:
+        """Every passage the caller may read, id and text, read once per caller (two
+        queries)."""
+        caller = self.kg.store.caller_now().key
+        if caller not in self._passages:
             docs = [d.id for d in self.kg.store.list_documents()]
             rows = self.kg.store.document_passages(docs)
-            self._passages = [r.id for r in rows], [r.text for r in rows]
-        return self._passages
+            self._passages[caller] = [r.id for r in rows], [r.text for r in rows]
+        return self._passages[caller]
 
     def __call__(self, question: str, gold: Sequence[Sequence[str]]) -> list[str]:
         dense = [pid for pid, _ in self.dense.seeds(question, (self.k + 1) // 2)]

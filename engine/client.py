@@ -10,7 +10,13 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from kgp.access import Caller
-from kgp.errors import ConfigurationError, DocumentError, LlmError, RemovalRefusedError
+from kgp.errors import (
+    AccessDeniedError,
+    ConfigurationError,
+    DocumentError,
+    LlmError,
+    RemovalRefusedError,
+)
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore, store_from_settings
 from kgp.stores.model import DocumentSummary, GraphCounts
@@ -62,9 +68,24 @@ class KnowledgeGraph:
                 )
             return self._encoder
 
+    def _check_writer(self, what: str) -> None:
+        """Sync, add and remove change what everyone reads and report documents by id, so they
+        are for the admin view, or for the graph's operator: a client opened without groups
+        (KGP_GROUPS unset), which owns the data directory anyway. A caller given groups reads
+        only."""
+        caller = self.store.caller_now()
+        operator = caller is self.store.caller and self.settings.groups is None
+        if not (caller.admin or operator):
+            raise AccessDeniedError(
+                f"{what} changes the graph for every reader, and this caller reads as groups "
+                f"{caller}; run it with the admin view (KGP_GROUPS=* or --groups '*') or "
+                "without KGP_GROUPS"
+            )
+
     def syncer(self, on_progress: Callable[[Progress], None] | None = None) -> Syncer:
         from kgp.ingest.sync import Syncer
 
+        self._check_writer("a sync")
         return Syncer(
             store=self.store, settings=self.settings, encoder=self.encoder, on_progress=on_progress
         )
@@ -137,6 +158,7 @@ class KnowledgeGraph:
         from kgp.ingest.sources import corpus_settings
         from kgp.ingest.sync import Syncer
 
+        self._check_writer("a sync")
         settings = corpus_settings(self.settings)
         syncer = Syncer(store=self.store, settings=settings, encoder=self.encoder)
         try:

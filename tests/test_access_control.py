@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from kgp.access import ADMIN_CALLER, Caller
 from kgp.baselines import make_runner
 from kgp.client import KnowledgeGraph
+from kgp.errors import AccessDeniedError, ConfigurationError
 from kgp.ingest.access import ACCESS_FILE
 from kgp.ingest.embedding import Encoder
 
@@ -410,8 +411,6 @@ def test_saved_traces_are_seen_only_by_callers_holding_their_groups(world: World
 
 
 def test_a_reader_may_not_write_or_run_maintenance(world: World) -> None:
-    from kgp.errors import AccessDeniedError
-
     with world.kg.store.reading_as(Caller(("hr",))):
         with pytest.raises(AccessDeniedError, match="'delete_document' needs the admin view"):
             world.kg.store.delete_document(world.documents[0])
@@ -436,9 +435,10 @@ def test_asked_for_everything_by_id_the_store_returns_only_what_the_caller_may_r
     vector = world.kg.encoder.encode(["rain"])[0].tolist()
     with world.reading_as(caller):
         readable = world.readable(caller)
-        assert set(store.fetch_nodes(everything)) == {
-            i for i in everything if world.document_of(i) in readable
-        }
+        nodes = store.fetch_nodes(everything)
+        assert set(nodes) == {i for i in everything if world.document_of(i) in readable}
+        for node in nodes.values():  # of a document's groups, only the caller's own
+            assert set(node.get("groups", ())) <= set(caller.groups)
         store.passage_vectors(everything)
         store.neighbours(everything, max_df=10_000)
         store.document_passages(world.documents)
@@ -472,3 +472,48 @@ def test_every_read_query_filters_on_the_callers_groups() -> None:
                 unfiltered.append(f"{dialect}/{name}")
     assert not unfiltered, f"read queries without the access filter: {unfiltered}"
     assert names >= (ADMIN_QUERIES | INDEX_QUERIES | CALLER_WRITES)
+
+
+def test_a_caller_given_groups_may_not_sync_add_or_remove(world: World, tmp_path: Path) -> None:
+    """Writes change what everyone reads and report documents by id: a caller given groups gets
+    one line naming its groups, no document id, and nothing changes. A sync refused for removing
+    too much would list every document: it is refused before that."""
+    world.assign(FIXED)
+    before = admin_stats(world)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    kg = world.kg
+    with kg.store.reading_as(Caller(("hr",))):
+        for attempt in (
+            lambda: kg.sync(empty, allow_removal=True),
+            lambda: kg.sync(world.folder),
+            lambda: kg.add(world.folder / "rivers.txt", groups=["hr"]),
+            lambda: kg.remove(world.documents[0]),
+        ):
+            with pytest.raises(AccessDeniedError) as refused:
+                attempt()
+            message = str(refused.value)
+            assert "\n" not in message and "groups hr" in message
+            assert not any(d in message for d in world.documents)
+    assert admin_stats(world) == before
+
+
+def test_a_runner_reused_by_another_caller_reads_again(world: World) -> None:
+    """The knn baseline keeps every passage's text between questions: per caller."""
+    world.assign(FIXED)
+    runner = make_runner(world.kg, "knn", 10)
+    with world.kg.store.reading_as(ADMIN_CALLER):
+        runner(QUESTIONS[0], [])
+    caller = Caller(("board",))
+    with world.reading_as(caller):
+        ids = runner(QUESTIONS[0], [])
+    assert ids and {world.document_of(i) for i in ids} <= world.readable(caller)
+
+
+def test_a_caller_has_groups_or_is_the_admin() -> None:
+    with pytest.raises(ConfigurationError, match="at least one group"):
+        Caller(())
+    assert Caller.of("*", "x") == ADMIN_CALLER and Caller.of(" hr, staff", "x").groups == (
+        "hr",
+        "staff",
+    )

@@ -25,5 +25,6 @@ MATCH (d)-[:HAS_PASSAGE]->(:Passage)-[:HAS_KEYWORD]->(n:Keyword)
 RETURN 'Keyword' AS name, count(DISTINCT n) AS count
 UNION ALL
 MATCH (t:Trace)
-WHERE $caller_admin OR all(g IN coalesce(t.groups, ['*']) WHERE g IN $caller_groups)
+WHERE $caller_admin
+      OR (size(coalesce(t.groups, [])) > 0 AND all(g IN t.groups WHERE g IN $caller_groups))
 RETURN 'Trace' AS name, count(t) AS count

@@ -3,8 +3,9 @@
 // source and kind; $kinds picks the edge kinds. One store call per traversal hop.
 // Access: sources and targets are passages of documents the caller may read ($caller_groups;
 // $caller_admin reads all), and a keyword is expanded when the passages the caller may read
-// that carry it are at most $max_df, so what the caller cannot read changes nothing. For the
-// admin that count is the keyword's df, and keywords over the cap are skipped before expanding.
+// that carry it are at most $max_df, so what the caller cannot read changes nothing: they are
+// counted up to the cap (LIMIT inside the subquery stops the scan of a common keyword there).
+// For the admin that count is the keyword's df: keywords over the cap are skipped at once.
 // (In the keyword branch, the WITH before the df filter keeps FalkorDB's planner starting from
 // the id index instead of scanning every Keyword: 23 ms instead of 380 ms for 30 passages.)
 UNWIND $ids AS id
@@ -46,12 +47,14 @@ WHERE $caller_admin OR any(g IN coalesce(sd.groups, []) WHERE g IN $caller_group
 MATCH (s)-[:HAS_KEYWORD]->(k:Keyword)
 WITH s, k
 WHERE k.df <= $max_df OR NOT $caller_admin
-MATCH (k)<-[:HAS_KEYWORD]-(t:Passage)
-WHERE t <> s
-OPTIONAL MATCH (td:Document {id: t.doc_id})
-WITH s, k, t, td
-WHERE $caller_admin OR any(g IN coalesce(td.groups, []) WHERE g IN $caller_groups)
-WITH s, k, collect(t) AS readable
+CALL (s, k) {
+  MATCH (k)<-[:HAS_KEYWORD]-(t:Passage)<-[:HAS_PASSAGE]-(td:Document)
+  WHERE t <> s AND ($caller_admin OR any(g IN coalesce(td.groups, []) WHERE g IN $caller_groups))
+  WITH t
+  LIMIT $max_df
+  RETURN collect(t) AS readable
+}
+WITH s, k, readable
 WHERE size(readable) < $max_df
 UNWIND readable AS t
 WITH s.id AS source, t.id AS target, count(k) AS shared

@@ -34,11 +34,13 @@ WHERE $caller_admin OR any(g IN coalesce(e.groups, []) WHERE g IN $caller_groups
 RETURN 'SIMILAR' AS name, count(r) AS count
 UNION ALL
 MATCH (t:Trace)
-WHERE $caller_admin OR all(g IN coalesce(t.groups, ['*']) WHERE g IN $caller_groups)
+WHERE $caller_admin
+      OR (size(coalesce(t.groups, [])) > 0 AND all(g IN t.groups WHERE g IN $caller_groups))
 MATCH (t)-[r:RETRIEVED]->()
 RETURN 'RETRIEVED' AS name, count(r) AS count
 UNION ALL
 MATCH (t:Trace)
-WHERE $caller_admin OR all(g IN coalesce(t.groups, ['*']) WHERE g IN $caller_groups)
+WHERE $caller_admin
+      OR (size(coalesce(t.groups, [])) > 0 AND all(g IN t.groups WHERE g IN $caller_groups))
 MATCH ()-[r:STEP {trace: t.id}]->()
 RETURN 'STEP' AS name, count(r) AS count

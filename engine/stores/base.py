@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
-from kgp import cypher
+from kgp import cypher, ranking
 from kgp.access import ADMIN, ADMIN_CALLER, Caller
 from kgp.errors import AccessDeniedError, ConfigurationError
 from kgp.stores.maintenance import SCHEMA_VERSION, Row, StoreMaintenance
@@ -37,10 +37,12 @@ from kgp.stores.tracer import QueryEvent, Tracer
 from kgp.text import query_terms
 
 TIE = 1e-4  # similarities closer than this may be ordered differently by the index
+FULLTEXT_CAP = 2000  # passages per query term that BM25 ranking reads
 
-# Reads that see every node, whatever the caller: ingest's k-NN upkeep, the dumps tests compare
-# and the counts of the admin view. Only the admin runs them; every other read query filters on
-# $caller_groups (tests/test_access_queries.py checks each file of both dialects).
+# Reads that see every node, whatever the caller: ingest's k-NN upkeep, the dumps tests compare,
+# the counts of the admin view and the vector index's size (how many passages exist). Only the
+# admin runs them; every other read query filters on $caller_groups
+# (tests/test_access_control.py checks each file of both dialects).
 ADMIN_QUERIES = frozenset(
     {
         "count_labels",
@@ -53,6 +55,7 @@ ADMIN_QUERIES = frozenset(
         "passages_without_text_hash",
         "pending_documents",
         "similar_edges",
+        "vector_index_bound",
         "weak_passages",
         "weakest_links",
     }
@@ -64,7 +67,6 @@ INDEX_QUERIES = frozenset(
         "graph_schema",
         "index_status",
         "list_indexes",
-        "vector_index_bound",
         "vector_index_dimension",
     }
 )
@@ -282,8 +284,9 @@ class GraphStore(StoreMaintenance):
                     fewest = min(fewest, len(hits))
             if not still:
                 break
-            if bound is None:
-                bound = self.vector_index_bound()
+            if bound is None:  # the index's size, which only decides how deep to ask
+                with self.reading_as(ADMIN_CALLER):
+                    bound = self.vector_index_bound()
             if depth >= bound or (depth_cap is not None and depth >= depth_cap):
                 break
             pending = still
@@ -317,10 +320,21 @@ class GraphStore(StoreMaintenance):
         return False
 
     def fulltext_search(self, text: str, limit: int = 10) -> list[SearchHit]:
-        """Passages matching any word of ``text`` in the full-text index, best first."""
+        """Passages matching words of ``text``, ranked by BM25 with binary term frequency:
+        the sum of the matched terms' inverse document frequencies, counted over the passages
+        the caller may read (so the ranking reveals nothing of the others). The index finds the
+        matches (with its stemming); kgp does the ranking: FalkorDB's score ignores rarity (on
+        MuSiQue dev, full-text recall@30 went from 25 % to 68 %), and Lucene's (Neo4j) counts
+        every passage. Terms matching more than ``FULLTEXT_CAP`` passages only count when
+        nothing rarer matched; when every term is that common, the index's own order."""
         terms = query_terms(text)
         if not terms or limit < 1:
             return []
+        rows = self.run("fulltext_terms", {"terms": terms, "cap": max(FULLTEXT_CAP, limit)})
+        postings = [(int(row["df"]), [str(pid) for pid in row["ids"]]) for row in rows]
+        scores = ranking.binary(postings, total=int(rows[0]["n"])) if rows else {}
+        if scores:
+            return [SearchHit(pid, round(score, 6)) for pid, score in ranking.top(scores, limit)]
         rows = self.run("fulltext_search", {"query": self._fulltext_query(terms), "limit": limit})
         return [SearchHit(str(r["id"]), float(r["score"])) for r in rows]
 

@@ -10,14 +10,12 @@ from typing import Any, Self
 
 import redis
 from falkordb import FalkorDB, Graph
-from kgp import cypher, ranking
+from kgp import cypher
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
 from kgp.stores.base import GraphStore
 from kgp.stores.falkor_server import EmbeddedServer
 from kgp.stores.maintenance import Row
-from kgp.stores.model import SearchHit
 from kgp.stores.tracer import Tracer
-from kgp.text import query_terms
 
 # Range indexes: (label or relationship type, query, properties). The vector index is created
 # last: adding an index to a label re-indexes its nodes, which in FalkorDB 4.16 would leave an
@@ -43,7 +41,6 @@ def _plain(value: Any) -> Any:
 
 INDEX_WAIT_SECONDS = 900.0
 ORPHAN_MIN = 1000  # never rebuild the vector index for fewer orphans than this
-FULLTEXT_CAP = 2000  # passages per query term that BM25 ranking reads
 
 
 class FalkorStore(GraphStore):
@@ -205,22 +202,6 @@ class FalkorStore(GraphStore):
             if str(row["label"]) == "Passage" and "embedding" in options:
                 return int(options["embedding"]["dimension"])
         return None
-
-    def fulltext_search(self, text: str, limit: int = 10) -> list[SearchHit]:
-        """Passages matching words of ``text``, ranked by BM25 with binary term frequency:
-        the sum of the matched terms' inverse document frequencies. The index finds the matches
-        (with its stemming); kgp does the ranking, since FalkorDB's score ignores rarity (on
-        MuSiQue dev, full-text recall@30 went from 25 % to 68 %). Terms matching more than
-        ``FULLTEXT_CAP`` passages only count when nothing rarer matched."""
-        terms = query_terms(text)
-        if not terms or limit < 1:
-            return []
-        rows = self.run("fulltext_terms", {"terms": terms, "cap": max(FULLTEXT_CAP, limit)})
-        postings = [(int(row["df"]), [str(pid) for pid in row["ids"]]) for row in rows]
-        scores = ranking.binary(postings, total=int(rows[0]["n"])) if rows else {}
-        if not scores:  # every term is common: the index's own order
-            return super().fulltext_search(text, limit)
-        return [SearchHit(pid, round(score, 6)) for pid, score in ranking.top(scores, limit)]
 
     def ensure_schema(self, dimension: int) -> None:
         indexed: set[tuple[str, str, str]] = set()
