@@ -376,4 +376,12 @@ def open(
     if settings is None:
         settings = load_settings(**overrides)
     store = store_from_settings(settings, tracer=tracer).open()
+    try:
+        # a graph written by an older kgp gets the current schema before anything reads it: a
+        # graph from before access groups gives its documents the default groups (else no
+        # caller but the admin would see them)
+        store.migrate(settings.default_groups)
+    except BaseException:
+        store.close()
+        raise
     return KnowledgeGraph(settings=settings, store=store, encoder=loaded_encoder)

@@ -221,3 +221,19 @@ def test_cli_sync_reports_regrouped_documents_and_a_bad_access_file(tmp_path: Pa
         bad = kgp_cli("--data-dir", data, "--groups", value, "stats", env=env)
         assert bad.returncode != 0 and "Traceback" not in bad.stderr
         assert len(bad.stderr.strip().splitlines()) == 1 and error in bad.stderr
+
+
+def test_a_graph_from_before_access_groups_is_readable_as_soon_as_it_opens(
+    tmp_path: Path, encoder: Encoder
+) -> None:
+    """Migration runs when the graph opens, not at its next sync: a graph only ever read (kgp
+    eval's cached graphs, say) gives its documents the default groups before the first query,
+    so a caller in them sees what it saw before."""
+    root = write(tmp_path / "docs", {"handbook.md": DOCS["handbook.md"]})
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder, groups="*") as kg:
+        kg.sync(root)
+        kg.store._execute("MATCH (d:Document) REMOVE d.groups", {}, write=True)
+        kg.store.run("set_graph_schema", {"schema": 2}, write=True)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder, default_groups="staff") as kg:
+        assert [(d.id, d.groups) for d in kg.documents()] == [("handbook.md", ("staff",))]
+        assert kg.retrieve("Who keeps a logbook of pump hours?", 3).passages

@@ -388,3 +388,26 @@ def test_shipped_example_questions(
     summary = result.summaries()
     assert summary["kgp-tfidf"]["questions"] == 9 and summary["kgp-tfidf"]["struct_em"] == 100.0
     assert summary["kgp-tfidf"]["recall@10"] >= summary["dense"]["recall@10"]
+
+
+def test_eval_builds_its_graph_for_any_caller_and_reads_as_the_caller(
+    tmp_path: Path, encoder: Encoder
+) -> None:
+    """kgp eval's graph is its own (built from the QA file whoever asks); its questions are
+    asked as the caller: one in the documents' group gets the figures of the default caller,
+    one outside it sees none of the gold (every question unresolved) and retrieves nothing."""
+    path = dataset(tmp_path)
+    default = evaluate(
+        path, partial(kgp.open, loaded_encoder=encoder), tmp_path / "a", retrievers=["dense"]
+    )
+    inside = partial(kgp.open, loaded_encoder=encoder, groups="public")
+    same = evaluate(path, inside, tmp_path / "b", retrievers=["dense"])
+    timeless = [
+        {k: v for k, v in r.reports["dense"].summary(4).items() if not k.endswith("_ms")}
+        for r in (same, default)
+    ]
+    assert timeless[0] == timeless[1]
+    outside = partial(kgp.open, loaded_encoder=encoder, groups="hr")
+    unseen = evaluate(path, outside, tmp_path / "c", retrievers=["dense"])
+    assert len(unseen.unresolved) == len(default.reports["dense"].questions)
+    assert unseen.reports["dense"].summary(4)["recall@4"] == 0.0
