@@ -38,6 +38,7 @@ from kgp.text import query_terms
 
 TIE = 1e-4  # similarities closer than this may be ordered differently by the index
 FULLTEXT_CAP = 2000  # passages per query term that BM25 ranking reads
+COUNT_SECONDS = 30.0  # how long a caller's count of readable passages is kept
 
 # Reads that see every node, whatever the caller: ingest's k-NN upkeep, the dumps tests compare,
 # the counts of the admin view and the vector index's size (how many passages exist). Only the
@@ -84,6 +85,7 @@ class GraphStore(StoreMaintenance):
         # who queries read as outside reading_as() blocks: a store made by kgp.open reads as
         # the graph's caller, so a read no block covers is filtered, never the admin view
         self.caller = caller
+        self._counts: dict[tuple[str, ...], tuple[int, float]] = {}  # caller -> (passages, when)
 
     # -- lifecycle (subclasses) --------------------------------------------------------------
 
@@ -142,6 +144,8 @@ class GraphStore(StoreMaintenance):
                 f"the caller reads as groups {caller}"
             )
         params = {**dict(parameters or {}), **caller.parameters}
+        if write:
+            self._counts.clear()  # a write may change what any caller may read
         started = time.perf_counter()
         rows = self._execute(cypher.load(self.dialect, name), params, write=write)
         for counter in _COUNTERS.get():
@@ -332,11 +336,24 @@ class GraphStore(StoreMaintenance):
             return []
         rows = self.run("fulltext_terms", {"terms": terms, "cap": max(FULLTEXT_CAP, limit)})
         postings = [(int(row["df"]), [str(pid) for pid in row["ids"]]) for row in rows]
-        scores = ranking.binary(postings, total=int(rows[0]["n"])) if rows else {}
+        scores = ranking.binary(postings, total=self.readable_passages()) if rows else {}
         if scores:
             return [SearchHit(pid, round(score, 6)) for pid, score in ranking.top(scores, limit)]
         rows = self.run("fulltext_search", {"query": self._fulltext_query(terms), "limit": limit})
         return [SearchHit(str(r["id"]), float(r["score"])) for r in rows]
+
+    def readable_passages(self) -> int:
+        """How many passages the caller may read (BM25's n), kept ``COUNT_SECONDS`` per caller:
+        counting them walks every readable document. It depends on nothing the caller cannot
+        read; a write through this store forgets it at once."""
+        key = self.caller_now().key
+        held = self._counts.get(key)
+        if held is not None and time.monotonic() - held[1] < COUNT_SECONDS:
+            return held[0]
+        rows = self.run("count_readable_passages")
+        n = int(rows[0]["n"]) if rows else 0
+        self._counts[key] = (n, time.monotonic())
+        return n
 
     def neighbours(
         self,

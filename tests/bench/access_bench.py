@@ -3,6 +3,7 @@ a caller in its one group, against a graph built from only that group's document
 
     python -m tests.bench.access_bench [--passages 10000] [--groups 20] [--callers 5]
         [--data-dir DIR]
+    python -m tests.bench.access_bench --eval-dir DIR   # filtering on vs off on kgp eval's graphs
 
 Passages are the train paragraphs of MuSiQue, HotpotQA and 2Wiki plus the 2Wiki train corpus,
 one document each (9,002 distinct paragraphs); to reach 10,000, the non-gold paragraphs of the
@@ -17,8 +18,15 @@ every such question is asked (default kgp retrieval, k = 30):
 - in a graph of only the group's documents (no one else's passages exist).
 
 Printed: recall@5, recall@30, all-supporting@30 and p50/p95 latency of each, and the ratios of
-p50 against the group-only graph and against the admin. ``--data-dir`` keeps the graphs, so a
-second run skips ingest. The last line is one JSON object of the figures.
+p50 against the group-only graph and against the admin.
+
+With ``--eval-dir`` (a ``kgp --data-dir DIR eval`` directory holding the dev sets' graphs, every
+document in the one default group): each dev question is asked by a caller in that group
+(filtering on) and by the admin (off), alternately in one process, so noise falls on both; the
+retrieved ids must be identical, and the p50 ratio is printed per set.
+
+``--data-dir`` keeps the graphs, so a second run skips ingest. The last line is one JSON object
+of the figures.
 """
 
 from __future__ import annotations
@@ -114,13 +122,49 @@ def ask(
     }
 
 
+def filter_on_off(eval_dir: Path) -> dict[str, dict[str, float]]:
+    """Per dev set: p50 of the default retrieval read as the default group and as the admin,
+    questions alternating between the two."""
+    out = {}
+    for name in ("musique", "hotpotqa", "2wiki"):
+        (graph,) = (eval_dir / "eval").glob(f"{name}-dev-*")
+        questions = [i.question for i in load_qa(DEV_DIR / f"{name}_dev.json")]
+        on, off = [], []
+        with kgp.open(data_dir=graph / "kb") as kg:
+            caller = kg.caller
+            for question in questions[:10]:  # warm both callers' caches and the models
+                for who in (caller, ADMIN_CALLER):
+                    with kg.store.reading_as(who):
+                        kg.retrieve(question, 30)
+            for question in questions:
+                got = {}
+                for who, times in ((caller, on), (ADMIN_CALLER, off)):
+                    with kg.store.reading_as(who):
+                        started = time.perf_counter()
+                        got[who] = [p.id for p in kg.retrieve(question, 30).passages]
+                        times.append(1000 * (time.perf_counter() - started))
+                assert got[caller] == got[ADMIN_CALLER], f"{name}: {question!r} differs"
+        out[name] = {
+            "questions": len(questions),
+            "p50_on_ms": round(statistics.median(on), 1),
+            "p50_off_ms": round(statistics.median(off), 1),
+            "ratio": round(statistics.median(on) / statistics.median(off), 2),
+        }
+        print(f"{name}: {out[name]} (caller {caller}, identical results)")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--passages", type=int, default=10_000)
     parser.add_argument("--groups", type=int, default=20)
     parser.add_argument("--callers", type=int, default=5)
     parser.add_argument("--data-dir", type=Path)
+    parser.add_argument("--eval-dir", type=Path)
     args = parser.parse_args()
+    if args.eval_dir:
+        print(json.dumps(filter_on_off(args.eval_dir)))
+        return
     root = args.data_dir or Path(tempfile.mkdtemp(prefix="kgp-access-"))
     root.mkdir(parents=True, exist_ok=True)
     entries, asked = corpus(args.passages, args.groups)
