@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from kgp.ranking import top
-from kgp.stores.base import TIE, GraphStore
+from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
+from kgp.stores.search import TIE
 
 METHOD = "knn"
 SCORE_DECIMALS = 6

@@ -17,12 +17,16 @@ Row = dict[str, Any]
 SCHEMA_VERSION = 3
 
 
-class StoreMaintenance(ABC):
+class RunsQueries(ABC):
+    """What the store's parts build on: running a named query (``GraphStore.run``)."""
+
     @abstractmethod
     def run(
         self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False
     ) -> list[Row]: ...
 
+
+class StoreMaintenance(RunsQueries):
     @abstractmethod
     def rebuild_vector_index(self) -> None: ...
 

@@ -1,0 +1,165 @@
+"""Finding passages: the vector index searched to a depth that sees past orphaned vectors and
+passages the caller may not read, and full-text matches ranked by BM25 over what the caller may
+read. :class:`GraphStore` inherits it; everything goes through ``run`` with named queries."""
+
+from __future__ import annotations
+
+import time
+from abc import abstractmethod
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+
+from kgp import ranking
+from kgp.access import ADMIN_CALLER, Caller
+from kgp.errors import ConfigurationError
+from kgp.stores.maintenance import RunsQueries
+from kgp.stores.model import SearchHit
+from kgp.text import query_terms
+
+TIE = 1e-4  # similarities closer than this may be ordered differently by the index
+FULLTEXT_CAP = 2000  # passages per query term that BM25 ranking reads
+COUNT_SECONDS = 30.0  # how long a caller's count of readable passages is kept
+
+
+class StoreSearch(RunsQueries):
+    """Vector and full-text search, for every store."""
+
+    dimension: int | None
+    _counts: dict[tuple[str, ...], tuple[int, float]]  # caller -> (readable passages, when)
+
+    @abstractmethod
+    def caller_now(self) -> Caller: ...
+
+    @abstractmethod
+    def reading_as(self, caller: Caller) -> AbstractContextManager[None]: ...
+
+    @abstractmethod
+    def _fulltext_query(self, terms: Sequence[str]) -> str:
+        """The dialect's full-text query string matching any of the terms."""
+
+    def vector_search(self, vector: Sequence[float], limit: int = 10) -> list[SearchHit]:
+        """The ``limit`` passages nearest to ``vector`` by cosine similarity, best first."""
+        if limit < 1:
+            return []
+        if self.dimension is not None and len(vector) != self.dimension:
+            raise ConfigurationError(
+                f"query vector has {len(vector)} dimensions, the graph uses {self.dimension}"
+            )
+        (hits,) = self.nearest([vector], want=limit)
+        return [SearchHit(pid, score) for pid, score in hits[:limit]]
+
+    def nearest(
+        self,
+        vectors: Sequence[Sequence[float]],
+        *,
+        want: int,
+        floor: float | None = None,
+        exclude_docs: Sequence[str] = (),
+        exclude_ids: Sequence[Sequence[str]] = (),
+        depth_cap: int | None = None,
+    ) -> list[list[tuple[str, float]]]:
+        """For each vector, its nearest passages as ``(id, cosine)``, best first (ties by id):
+        at least ``want`` of them with every passage tied with the ``want``-th (within
+        ``TIE``, so the order by id is the same whatever order the index was built in), and
+        with ``floor``, every passage more similar than it.
+        Per vector the passages of document ``exclude_docs[i]`` and the ids ``exclude_ids[i]``
+        are left out.
+
+        The vector index is asked to a depth, then deeper for the vectors that came back short:
+        orphaned vectors (FalkorDB 4.16 keeps the vector of every deleted or rewritten passage),
+        excluded passages and those of documents the caller may not read take places in the
+        index's answer without being returned. A depth of the index's size bound (live passages
+        plus orphans) has seen everything; ``depth_cap`` stops earlier."""
+        if not vectors or want < 1:
+            return [[] for _ in vectors]
+        results: list[list[tuple[str, float]]] = [[] for _ in vectors]
+        pending = list(range(len(vectors)))
+        depth = want + max(10, want)
+        while pending:
+            rows = [
+                {
+                    "i": i,
+                    "vector": [float(x) for x in vectors[i]],
+                    "limit": depth,
+                    "exclude": list(exclude_ids[i]) if i < len(exclude_ids) else [],
+                    "exclude_doc": exclude_docs[i] if i < len(exclude_docs) else "",
+                }
+                for i in pending
+            ]
+            seen = {int(r["i"]): r for r in self.run("knn_candidates", {"rows": rows})}
+            # a vector whose every index entry at this depth was an orphan gets no row
+            bound = next((int(r["bound"]) for r in seen.values()), None)
+            still = []
+            fewest = want  # the fewest hits of a vector asked again
+            for i in pending:
+                row = seen.get(i)
+                hits = [(str(pid), float(sim)) for pid, sim in (row["hits"] if row else [])]
+                hits.sort(key=lambda hit: (-hit[1], hit[0]))
+                results[i] = hits
+                short = (
+                    len(hits) < want
+                    or hits[-1][1] >= hits[want - 1][1] - TIE
+                    or (floor is not None and hits[-1][1] > floor)
+                )
+                if short:
+                    still.append(i)
+                    fewest = min(fewest, len(hits))
+            if not still:
+                break
+            if bound is None:  # the index's size, which only decides how deep to ask
+                with self.reading_as(ADMIN_CALLER):
+                    bound = self.vector_index_bound()
+            if depth >= bound or (depth_cap is not None and depth >= depth_cap):
+                break
+            pending = still
+            # a caller who may read a small share of the passages gets few hits per entry of
+            # the index: go as deep as that share says, at least four times deeper
+            needed = depth * want * 2 // max(fewest, 1)
+            depth = min(max(4 * depth, needed), max(bound, want), depth_cap or bound)
+        return results
+
+    def vector_index_entries(self) -> tuple[int, int]:
+        """The vector index's live passages and orphaned vectors (vectors of deleted or
+        rewritten passages it still holds; 0 where the store removes them)."""
+        rows = self.run("vector_index_bound")
+        return (int(rows[0]["live"]), int(rows[0]["orphans"])) if rows else (0, 0)
+
+    def vector_index_bound(self) -> int:
+        """How deep a vector search must go to see every entry of the index."""
+        return sum(self.vector_index_entries())
+
+    def orphaned_vectors(self) -> int:
+        """Vectors of deleted passages still in the vector index."""
+        return self.vector_index_entries()[1]
+
+    def fulltext_search(self, text: str, limit: int = 10) -> list[SearchHit]:
+        """Passages matching words of ``text``, ranked by BM25 with binary term frequency:
+        the sum of the matched terms' inverse document frequencies, counted over the passages
+        the caller may read (so the ranking reveals nothing of the others). The index finds the
+        matches (with its stemming); kgp does the ranking: FalkorDB's score ignores rarity (on
+        MuSiQue dev, full-text recall@30 went from 25 % to 68 %), and Lucene's (Neo4j) counts
+        every passage. Terms matching more than ``FULLTEXT_CAP`` passages only count when
+        nothing rarer matched; when every term is that common, the index's own order."""
+        terms = query_terms(text)
+        if not terms or limit < 1:
+            return []
+        rows = self.run("fulltext_terms", {"terms": terms, "cap": max(FULLTEXT_CAP, limit)})
+        postings = [(int(row["df"]), [str(pid) for pid in row["ids"]]) for row in rows]
+        scores = ranking.binary(postings, total=self.readable_passages()) if rows else {}
+        if scores:
+            return [SearchHit(pid, round(score, 6)) for pid, score in ranking.top(scores, limit)]
+        rows = self.run("fulltext_search", {"query": self._fulltext_query(terms), "limit": limit})
+        return [SearchHit(str(r["id"]), float(r["score"])) for r in rows]
+
+    def readable_passages(self) -> int:
+        """How many passages the caller may read (BM25's n), kept ``COUNT_SECONDS`` per caller:
+        counting them walks every readable document. It depends on nothing the caller cannot
+        read; a write through this store forgets it at once."""
+        key = self.caller_now().key
+        held = self._counts.get(key)
+        if held is not None and time.monotonic() - held[1] < COUNT_SECONDS:
+            return held[0]
+        rows = self.run("count_readable_passages")
+        n = int(rows[0]["n"]) if rows else 0
+        self._counts[key] = (n, time.monotonic())
+        return n
