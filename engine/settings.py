@@ -110,6 +110,8 @@ class Settings(BaseSettings):
     # who reads (KGP_GROUPS=hr,staff; * for the admin view of every document); unset: a
     # caller in the default groups, never the admin view
     groups: Annotated[tuple[str, ...] | None, NoDecode] = None
+    # kgp serve: the API keys file (kgp key NAME --groups G); unset, loopback only, no keys
+    serve_keys: Path | None = None
 
     budget: int = Field(default=DEFAULT_K, ge=1, le=10_000)
     seeds: int = Field(default=10, ge=1, le=1_000)

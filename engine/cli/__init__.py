@@ -17,6 +17,7 @@ from kgp.cli.context import Context
 from kgp.cli.doctor import doctor
 from kgp.cli.evaluation import eval_command
 from kgp.cli.query import ask, retrieve
+from kgp.cli.serve import key, serve
 from kgp.cli.stats import stats
 from kgp.cli.sync import sync
 from kgp.cli.train import train_app
@@ -75,6 +76,8 @@ app.command()(retrieve)
 app.command()(ask)
 app.command(name="eval")(eval_command)
 app.command()(doctor)
+app.command()(serve)
+app.command()(key)
 app.add_typer(train_app, name="train")
 
 

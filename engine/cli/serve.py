@@ -1,0 +1,93 @@
+"""``kgp serve``: the HTTP API over the configured graph; ``kgp key``: make an API key."""
+
+from __future__ import annotations
+
+import ipaddress
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from kgp.cli.context import Context
+from kgp.cli.output import err, fail
+from kgp.errors import KgpError
+
+LOOPBACK_NAMES = {"localhost"}
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(
+    ctx: typer.Context,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
+    keys: Annotated[
+        Path | None,
+        typer.Option(help="API keys file (KGP_SERVE_KEYS; make keys with kgp key NAME)."),
+    ] = None,
+) -> None:
+    """Serve the graph over HTTP: /retrieve, /ask, /documents, /stats, /traces, /health
+    (OpenAPI at /openapi.json). Each request reads as its API key's groups; without a keys file
+    the server answers on loopback only, as KGP_GROUPS (or the default groups).
+
+    Example: kgp serve --keys keys.toml --host 0.0.0.0 --port 8000
+    """
+    import uvicorn
+    from kgp.serve.app import create_app
+    from kgp.serve.keys import read_keys
+
+    state: Context = ctx.obj
+    try:
+        settings = state.settings()
+        path = keys or settings.serve_keys
+        loaded = read_keys(path) if path is not None else None
+        if loaded is None and not is_loopback(host):
+            raise fail(
+                f"--host {host}: without API keys kgp serves on a loopback address only; "
+                "make keys with kgp key NAME --groups G and pass --keys FILE"
+            )
+        kg = state.open(settings.model_copy(update={"groups": ("*",)}))
+        kg.encoder.load()
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    if loaded is None:
+        err.print(
+            f"kgp: no API keys: serving on {host} only, as groups {settings.caller}",
+            highlight=False,
+        )
+    else:
+        err.print(f"kgp: {len(loaded.keys)} API keys from {loaded.path}", highlight=False)
+    try:
+        uvicorn.run(create_app(kg, loaded), host=host, port=port, log_level="warning")
+    finally:
+        kg.close()
+
+
+def key(
+    name: Annotated[str, typer.Argument(help="A name for the key (who or what uses it).")],
+    groups: Annotated[
+        str, typer.Option(help="Access groups the key reads as, comma-separated; * for all.")
+    ],
+    keys: Annotated[Path, typer.Option(help="The keys file (made if missing).")] = Path(
+        "kgp-keys.toml"
+    ),
+) -> None:
+    """Make an API key for kgp serve: its hash goes to the keys file, the key is printed once.
+
+    Example: kgp key alice --groups hr,staff --keys keys.toml
+    """
+    from kgp.serve.keys import add_key
+
+    try:
+        secret = add_key(keys, name, groups)
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    sys.stdout.write(secret + "\n")
+    err.print(f"kgp: key {name!r} added to {keys}; it is shown only now", highlight=False)

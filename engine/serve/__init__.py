@@ -1,0 +1,1 @@
+"""``kgp serve``: the HTTP API, its API keys and (later) its web page."""

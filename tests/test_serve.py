@@ -1,0 +1,201 @@
+"""``kgp serve`` tested as users meet it: a real server process on a loopback port, API keys made
+by ``kgp key``, requests over HTTP. Each key reads as its groups; no key, a bad key, a forbidden
+document and bad input get JSON errors, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import kgp
+import pytest
+from kgp.ingest.access import ACCESS_FILE
+from kgp.ingest.embedding import Encoder
+
+from tests.corpus_files import write_corpus
+
+HR = {"cities/egypt.txt", "cities/nepal.md"}
+
+
+@dataclass
+class Server:
+    url: str
+    keys: dict[str, str]  # name -> key
+    process: subprocess.Popen[str]
+
+    def get(self, path: str, key: str | None = None) -> httpx.Response:
+        return httpx.get(self.url + path, headers=auth(self.keys.get(key or "")), timeout=60)
+
+    def post(self, path: str, body: object, key: str | None = None) -> httpx.Response:
+        return httpx.post(
+            self.url + path, json=body, headers=auth(self.keys.get(key or "")), timeout=60
+        )
+
+
+def auth(key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run_kgp(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kgp", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterator[Server]:
+    root = tmp_path_factory.mktemp("serve")
+    folder = write_corpus(root / "docs")
+    (folder / ACCESS_FILE).write_text('[groups]\n"cities/*" = ["hr"]\n')
+    with kgp.open(data_dir=root / "kb", loaded_encoder=encoder) as kg:
+        kg.sync(folder)
+    keys_file = root / "keys.toml"
+    keys = {}
+    for name, groups in (("alice", "hr"), ("bob", "public"), ("root", "*")):
+        made = run_kgp("key", name, "--groups", groups, "--keys", str(keys_file))
+        assert made.returncode == 0, made.stderr
+        keys[name] = made.stdout.strip()
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "kgp", "--data-dir", str(root / "kb"), "serve"),
+            *("--port", str(port), "--keys", str(keys_file)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if httpx.get(url + "/health", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"kgp serve did not start: {process.communicate()[1][-2000:]}")
+        time.sleep(0.3)
+    yield Server(url, keys, process)
+    process.terminate()
+    _, errors = process.communicate(timeout=30)
+    assert "Traceback" not in errors, errors
+
+
+def test_keys_are_stored_hashed_and_private(server: Server, tmp_path: Path) -> None:
+    file = tmp_path / "keys.toml"
+    made = run_kgp("key", "ci", "--groups", "staff,hr", "--keys", str(file))
+    secret = made.stdout.strip()
+    text = file.read_text()
+    assert secret.startswith("kgp_") and secret not in text and "scrypt$" in text
+    assert stat.S_IMODE(file.stat().st_mode) == 0o600
+    again = run_kgp("key", "ci", "--groups", "hr", "--keys", str(file))
+    assert again.returncode == 1 and "exists" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_each_key_reads_as_its_groups(server: Server) -> None:
+    question = {"question": "Which river flows through Cairo, the capital of Egypt?", "k": 10}
+    seen = {}
+    for name in ("alice", "bob", "root"):
+        done = server.post("/retrieve", question, name)
+        assert done.status_code == 200, done.text
+        body = done.json()
+        assert body["question"] and body["timings"] and "trace" in body  # kgp retrieve --json
+        seen[name] = {p["document"]["id"] for p in body["passages"]}
+    assert seen["alice"] and seen["alice"] <= HR
+    assert seen["bob"] and not seen["bob"] & HR
+    assert seen["root"] & HR and seen["root"] - HR
+    documents = {n: {d["id"] for d in server.get("/documents", n).json()} for n in seen}
+    assert documents["alice"] == HR and documents["root"] >= HR | documents["bob"]
+    assert server.get("/stats", "alice").json()["labels"]["Document"] == 2
+    answer = server.post("/ask", {"question": "What is the capital of Nepal?"}, "alice")
+    assert answer.status_code == 200 and answer.json()["answer"] is None  # no reader set up
+    assert {p["document"]["id"] for p in answer.json()["passages"]} <= HR
+
+
+def test_saved_traces_are_listed_to_their_callers_only(server: Server) -> None:
+    body = {"question": "What is the capital of Nepal?", "k": 3, "save_trace": True}
+    trace = server.post("/retrieve", body, "alice").json()["trace"]
+    assert trace in {t["id"] for t in server.get("/traces", "alice").json()}
+    assert trace not in {t["id"] for t in server.get("/traces", "bob").json()}
+
+
+def test_no_key_a_bad_key_and_forbidden_documents(server: Server) -> None:
+    assert server.get("/health").json()["keys"] is True
+    for key in (None, "kgp_not-a-key"):
+        headers = auth(key)
+        denied = httpx.get(server.url + "/stats", headers=headers, timeout=30)
+        assert denied.status_code == 401 and "API key" in denied.json()["error"]
+        assert denied.headers["WWW-Authenticate"] == "Bearer"
+    gone = httpx.delete(
+        server.url + "/documents/cities/egypt.txt", headers=auth(server.keys["bob"])
+    )
+    missing = httpx.delete(server.url + "/documents/no/such.txt", headers=auth(server.keys["bob"]))
+    assert gone.status_code == missing.status_code == 404, "forbidden reads as absent"
+    assert gone.json()["error"].replace("cities/egypt.txt", "X") == missing.json()["error"].replace(
+        "no/such.txt", "X"
+    )
+    refused = httpx.delete(
+        server.url + "/documents/cities/egypt.txt", headers=auth(server.keys["alice"])
+    )
+    assert refused.status_code == 403 and "admin view" in refused.json()["error"]
+    assert "cities/egypt.txt" in {d["id"] for d in server.get("/documents", "root").json()}
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "error"),
+    [
+        ("{not json", 422, "JSON decode error"),
+        ({"question": "x", "colour": "red"}, 422, "colour: Extra inputs are not permitted"),
+        ({"question": "x" * 1_000_000}, 422, "question: String should have at most"),
+        ({"question": "x", "k": 0}, 422, "k: Input should be greater than or equal to 1"),
+        ({"k": 3}, 422, "question: Field required"),
+        ({"question": "x", "scorer": "nope"}, 400, "nope"),
+        ({"question": "x", "save_trace": True, "k": 1}, 422, "only /retrieve saves traces"),
+    ],
+)
+def test_bad_input_is_a_json_error_naming_the_problem(
+    server: Server, body: object, status: int, error: str
+) -> None:
+    path = "/ask" if isinstance(body, dict) and body.get("save_trace") else "/retrieve"
+    content = body if isinstance(body, str) else json.dumps(body)
+    done = httpx.post(
+        server.url + path,
+        content=content,
+        headers={**auth(server.keys["bob"]), "Content-Type": "application/json"},
+        timeout=60,
+    )
+    assert done.status_code == status, done.text
+    assert error in done.json()["error"] and "Traceback" not in done.text
+
+
+def test_the_openapi_schema_lists_the_endpoints(server: Server) -> None:
+    paths = server.get("/openapi.json").json()["paths"]
+    assert {"/retrieve", "/ask", "/documents", "/stats", "/traces", "/health"} <= set(paths)
+
+
+def test_without_keys_only_loopback(tmp_path: Path) -> None:
+    done = run_kgp("--data-dir", str(tmp_path / "kb"), "serve", "--host", "0.0.0.0")
+    assert done.returncode == 1 and "loopback address only" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    bad = tmp_path / "keys.toml"
+    bad.write_text('[keys.x]\nhash = "plain"\ngroups = ["hr"]\n')
+    done = run_kgp("--data-dir", str(tmp_path / "kb"), "serve", "--keys", str(bad))
+    assert done.returncode == 1 and "keys.x: hash is not one kgp key wrote" in done.stderr
+    assert os.environ.get("KGP_SERVE_KEYS") is None
