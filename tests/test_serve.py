@@ -31,6 +31,13 @@ class Server:
     url: str
     keys: dict[str, str]  # name -> key
     process: subprocess.Popen[str]
+    data_dir: Path
+
+    def upload(self, key: str, *files: tuple[str, bytes]) -> httpx.Response:
+        sent = [("file", (name, content, "application/octet-stream")) for name, content in files]
+        return httpx.post(
+            self.url + "/documents", files=sent, headers=auth(self.keys[key]), timeout=120
+        )
 
     def get(self, path: str, key: str | None = None) -> httpx.Response:
         return httpx.get(self.url + path, headers=auth(self.keys.get(key or "")), timeout=60)
@@ -66,11 +73,13 @@ def server(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterat
         kg.sync(folder)
     keys_file = root / "keys.toml"
     keys = {}
-    for name, groups in (("alice", "hr"), ("bob", "public"), ("root", "*")):
-        made = run_kgp("key", name, "--groups", groups, "--keys", str(keys_file))
+    for name, groups, upload in (("alice", "hr", "hr"), ("bob", "public", ""), ("root", "*", "")):
+        more = ("--upload", upload) if upload else ()
+        made = run_kgp("key", name, "--groups", groups, *more, "--keys", str(keys_file))
         assert made.returncode == 0, made.stderr
         keys[name] = made.stdout.strip()
     port = free_port()
+    environment = {**os.environ, "KGP_MAX_FILE_MB": "0.5"}
     process = subprocess.Popen(
         [
             *(sys.executable, "-m", "kgp", "--data-dir", str(root / "kb"), "serve"),
@@ -79,6 +88,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterat
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=environment,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
@@ -92,7 +102,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterat
             process.kill()
             pytest.fail(f"kgp serve did not start: {process.communicate()[1][-2000:]}")
         time.sleep(0.3)
-    yield Server(url, keys, process)
+    yield Server(url, keys, process, root / "kb")
     process.terminate()
     _, errors = process.communicate(timeout=30)
     assert "Traceback" not in errors, errors
@@ -199,3 +209,48 @@ def test_without_keys_only_loopback(tmp_path: Path) -> None:
     done = run_kgp("--data-dir", str(tmp_path / "kb"), "serve", "--keys", str(bad))
     assert done.returncode == 1 and "keys.x: hash is not one kgp key wrote" in done.stderr
     assert os.environ.get("KGP_SERVE_KEYS") is None
+
+
+def test_uploads_go_through_the_sync_with_the_keys_upload_groups(server: Server) -> None:
+    note = b"The Aswan ferry timetable changes in October. Night ferries stop at Kom Ombo."
+    broken = b"%PDF-1.7 this is not really a PDF"
+    done = server.upload("alice", ("ferries.txt", note), ("broken.pdf", broken))
+    assert done.status_code == 200, done.text
+    body = done.json()
+    assert body["added"] == ["alice/ferries.txt"]
+    assert [s["path"] for s in body["skipped"]] == ["alice/broken.pdf"]
+    assert str(server.data_dir) not in done.text, "no server path in the reasons"
+    again = server.upload("alice", ("ferries.txt", note)).json()
+    assert again["unchanged"] == ["alice/ferries.txt"]
+    documents = {d["id"]: d["groups"] for d in server.get("/documents", "alice").json()}
+    assert documents["alice/ferries.txt"] == ["hr"]
+    assert "alice/ferries.txt" not in {d["id"] for d in server.get("/documents", "bob").json()}
+    found = server.post("/retrieve", {"question": "When do night ferries stop?", "k": 3}, "alice")
+    assert "alice/ferries.txt" in {p["document"]["id"] for p in found.json()["passages"]}
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "status", "error"),
+    [
+        ("../../etc/passwd", 10, 422, "not a plain file name"),
+        (".env", 10, 422, "not a plain file name"),
+        ("tool.exe", 10, 415, "kgp reads"),
+        ("big.txt", 600_000, 413, "over the 0.5 MB limit"),
+    ],
+)
+def test_a_refused_upload_writes_nothing(
+    server: Server, name: str, size: int, status: int, error: str
+) -> None:
+    before = server.get("/documents", "root").json()
+    fine = ("fine.txt", b"A fine file that must not be kept when another is refused.")
+    done = server.upload("alice", fine, (name, b"x" * size))
+    assert done.status_code == status, done.text
+    assert error in done.json()["error"] and "Traceback" not in done.text
+    assert server.get("/documents", "root").json() == before
+    folder = server.data_dir / "uploads" / "alice"
+    assert not (folder / "fine.txt").exists() and not list(folder.glob(".upload-*"))
+
+
+def test_a_key_without_upload_may_not_upload(server: Server) -> None:
+    done = server.upload("bob", ("x.txt", b"hello there"))
+    assert done.status_code == 403 and "may not upload" in done.json()["error"]

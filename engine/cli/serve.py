@@ -78,15 +78,19 @@ def key(
     keys: Annotated[Path, typer.Option(help="The keys file (made if missing).")] = Path(
         "kgp-keys.toml"
     ),
+    upload: Annotated[
+        str | None,
+        typer.Option(help="Let the key upload documents, which get these groups (its own)."),
+    ] = None,
 ) -> None:
     """Make an API key for kgp serve: its hash goes to the keys file, the key is printed once.
 
-    Example: kgp key alice --groups hr,staff --keys keys.toml
+    Example: kgp key alice --groups hr,staff --upload hr --keys keys.toml
     """
     from kgp.serve.keys import add_key
 
     try:
-        secret = add_key(keys, name, groups)
+        secret = add_key(keys, name, groups, upload)
     except KgpError as exc:
         raise fail(str(exc)) from None
     sys.stdout.write(secret + "\n")

@@ -11,13 +11,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Header, Request
+from fastapi import Depends, FastAPI, Header, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from kgp.access import ADMIN_CALLER, Caller
 from kgp.client import KnowledgeGraph
-from kgp.errors import AccessDeniedError, ConfigurationError, KgpError
-from kgp.serve.keys import Keys
+from kgp.errors import AccessDeniedError, ConfigurationError, DocumentError, KgpError
+from kgp.serve.errors import HttpError
+from kgp.serve.keys import Key, Keys
+from kgp.serve.uploads import save_uploads
 from pydantic import BaseModel, ConfigDict, Field
 
 MAX_QUESTION_CHARS = 20_000  # a longer body is refused; the retriever uses the first 4,000
@@ -36,30 +38,32 @@ class Query(BaseModel):
     save_trace: bool = False
 
 
-class HttpError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
 def create_app(kg: KnowledgeGraph, keys: Keys | None) -> FastAPI:
     """The API over ``kg``; with ``keys``, every request but ``/health`` needs one."""
     app = FastAPI(title="kgp", version="1", summary="Knowledge Graph Prompting over HTTP")
+    uploads = kg.settings.data_dir / "uploads"
+    limit = int(kg.settings.max_file_mb * 1024 * 1024)
     nobody = Caller((f"kgp:nobody:{secrets.token_hex(8)}",))  # no document has this group
     kg.store.caller = nobody
     fallback = kg.settings.caller if keys is None else nobody
     operator = keys is None and kg.settings.groups is None
 
-    def caller(authorization: Annotated[str | None, Header()] = None) -> Caller:
+    local = Key("local", fallback, b"", b"", kg.settings.default_groups if operator else ())
+
+    def requester(authorization: Annotated[str | None, Header()] = None) -> Key:
         if keys is None:
-            return fallback
+            return local
         scheme, _, secret = (authorization or "").partition(" ")
         key = keys.caller(secret.strip()) if scheme.lower() == "bearer" and secret else None
         if key is None:
             raise HttpError(401, "a valid API key is needed: Authorization: Bearer <key>")
+        return key
+
+    def caller(key: Annotated[Key, Depends(requester)]) -> Caller:
         return key.caller
 
     Who = Annotated[Caller, Depends(caller)]
+    Requester = Annotated[Key, Depends(requester)]
 
     @contextmanager
     def reading(who: Caller) -> Iterator[None]:
@@ -127,6 +131,33 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None) -> FastAPI:
                 raise HttpError(403, f"removing needs the admin view; this key reads as {who}")
         with reading(ADMIN_CALLER):
             return {"removed": kg.remove(doc_id), "id": doc_id}
+
+    @app.post("/documents")
+    def upload(key: Requester, file: list[UploadFile]) -> dict[str, Any]:
+        """Add or replace documents (multipart field ``file``, one or many) through the same
+        sync as ``kgp sync``: each goes to ``<key name>/<file name>`` with the key's upload
+        groups; files kgp cannot read are listed under ``skipped`` with the reason."""
+        if not key.upload:
+            raise HttpError(403, f"key {key.name!r} may not upload (kgp key --upload GROUPS)")
+        folder = uploads / key.name
+        saved = save_uploads(file, folder, limit)  # all or none
+        report: dict[str, Any] = {"added": [], "changed": [], "unchanged": [], "skipped": []}
+        with reading(ADMIN_CALLER):
+            for path in saved:
+                doc_id = f"{key.name}/{path.name}"
+                try:
+                    done = kg.add(path, root=uploads, groups=key.upload)
+                    reasons = [s.reason for s in done.skipped]
+                except DocumentError as exc:
+                    reasons = [str(exc)]
+                if reasons:  # the broken file is not kept (the graph keeps any earlier version)
+                    path.unlink(missing_ok=True)
+                    reason = " ".join(reasons).replace(str(path), doc_id)
+                    report["skipped"].append({"path": doc_id, "reason": reason})
+                    continue
+                kind = "added" if done.added else "changed" if done.changed else "unchanged"
+                report[kind].append(doc_id)
+        return report
 
     @app.post("/retrieve")
     def retrieve(query: Query, who: Who) -> dict[str, Any]:

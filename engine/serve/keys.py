@@ -2,13 +2,15 @@
 access groups it reads as. A key is shown once, when ``kgp key`` makes it; the file never holds
 it::
 
-    # keys.toml (kgp key NAME --groups hr,staff --keys keys.toml)
+    # keys.toml (kgp key NAME --groups hr,staff --upload hr --keys keys.toml)
     [keys.alice]
     hash = "scrypt$<salt hex>$<hash hex>"
     groups = ["hr", "staff"]
+    upload = ["hr"]
 
 A request sends ``Authorization: Bearer <key>``; the server finds the entry whose hash matches
-and reads as its groups (``["*"]``: the admin view)."""
+and reads as its groups (``["*"]``: the admin view). ``upload`` (optional) lets the key upload
+documents, which get those groups: some of the key's own, or any for an admin key."""
 
 from __future__ import annotations
 
@@ -20,13 +22,14 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from kgp.access import Caller
+from kgp.access import Caller, check_groups
 from kgp.errors import ConfigurationError
 from kgp.files import write_private
 
 PREFIX = "kgp_"  # every key starts so, which makes a leaked one easy to find in logs and repos
 _NAME = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+FIELDS = {"hash", "groups", "upload"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,7 @@ class Key:
     caller: Caller
     salt: bytes
     digest: bytes
+    upload: tuple[str, ...] = ()  # the groups of what the key uploads; empty: no uploads
 
     def matches(self, secret: str) -> bool:
         return hmac.compare_digest(_hash(secret, self.salt), self.digest)
@@ -83,8 +87,8 @@ def read_keys(path: Path) -> Keys:
     keys = []
     for name, entry in table.items():
         where = f"{path}: keys.{name}"
-        if not isinstance(entry, dict) or set(entry) != {"hash", "groups"}:
-            raise ConfigurationError(f"{where}: needs exactly hash and groups")
+        if not isinstance(entry, dict) or not {"hash", "groups"} <= set(entry) <= FIELDS:
+            raise ConfigurationError(f"{where}: needs hash and groups, and may have upload")
         parts = str(entry["hash"]).split("$")
         if len(parts) != 3 or parts[0] != "scrypt":
             raise ConfigurationError(f"{where}: hash is not one kgp key wrote (kgp key NAME)")
@@ -92,22 +96,39 @@ def read_keys(path: Path) -> Keys:
             salt, digest = bytes.fromhex(parts[1]), bytes.fromhex(parts[2])
         except ValueError:
             raise ConfigurationError(f"{where}: hash is not hexadecimal") from None
-        keys.append(Key(name, Caller.of(entry["groups"], where), salt, digest))
+        caller = Caller.of(entry["groups"], where)
+        upload = upload_groups(entry.get("upload"), caller, where)
+        keys.append(Key(name, caller, salt, digest, upload))
     return Keys(keys, path)
 
 
-def add_key(path: Path, name: str, groups: str) -> str:
-    """Add a key named ``name`` reading as ``groups`` to the file (made if missing) and return
-    the key, which is shown this once."""
+def upload_groups(value: object, caller: Caller, where: str) -> tuple[str, ...]:
+    """The groups a key's uploads get: some of its own groups (any, for an admin key)."""
+    if value is None:
+        return ()
+    groups = check_groups(value, f"{where}: upload", text=True)
+    if not caller.admin and set(groups) - set(caller.groups):
+        raise ConfigurationError(
+            f"{where}: upload groups {', '.join(groups)} must be among the key's own groups"
+        )
+    return groups
+
+
+def add_key(path: Path, name: str, groups: str, upload: str | None = None) -> str:
+    """Add a key named ``name`` reading as ``groups`` (and uploading as ``upload``) to the file
+    (made if missing) and return the key, which is shown this once."""
     if not _NAME.fullmatch(name):
         raise ConfigurationError(f"{name!r}: a key name is 1-64 letters, digits or _ . @ -")
     caller = Caller.of(groups, "--groups")
+    uploads = upload_groups(upload, caller, "--upload")
     existing = read_keys(path).keys if path.exists() else []
     if any(k.name == name for k in existing):
         raise ConfigurationError(f"{path}: a key named {name!r} exists; remove it first")
     secret = PREFIX + secrets.token_urlsafe(32)
     listed = ", ".join(f'"{g}"' for g in (["*"] if caller.admin else caller.groups))
     entry = f'\n[keys.{name}]\nhash = "{stored_hash(secret)}"\ngroups = [{listed}]\n'
+    if uploads:
+        entry += "upload = [" + ", ".join(f'"{g}"' for g in uploads) + "]\n"
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     write_private(path, old + entry)
     return secret
