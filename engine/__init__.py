@@ -21,6 +21,7 @@ from kgp.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from kgp.client import KnowledgeGraph
+    from kgp.remote import AsyncRemoteGraph, RemoteGraph
 
 
 def open(**overrides: Any) -> KnowledgeGraph:
@@ -30,6 +31,21 @@ def open(**overrides: Any) -> KnowledgeGraph:
     from kgp.client import open as open_graph
 
     return open_graph(**overrides)
+
+
+def connect(url: str, *, api_key: str | None = None) -> RemoteGraph:
+    """A graph served by ``kgp serve`` at ``url``, with the methods and result types of
+    :func:`open`'s graph (retrieve, ask, add, remove, documents, stats, traces)."""
+    from kgp.remote import RemoteGraph
+
+    return RemoteGraph(url, api_key=api_key)
+
+
+def connect_async(url: str, *, api_key: str | None = None) -> AsyncRemoteGraph:
+    """:func:`connect` with ``await``: ``async with kgp.connect_async(url) as kg: ...``."""
+    from kgp.remote import AsyncRemoteGraph
+
+    return AsyncRemoteGraph(url, api_key=api_key)
 
 
 def __getattr__(name: str) -> Any:
@@ -53,6 +69,8 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "__version__",
+    "connect",
+    "connect_async",
     "load_settings",
     "open",
 ]

@@ -254,3 +254,64 @@ def test_a_refused_upload_writes_nothing(
 def test_a_key_without_upload_may_not_upload(server: Server) -> None:
     done = server.upload("bob", ("x.txt", b"hello there"))
     assert done.status_code == 403 and "may not upload" in done.json()["error"]
+
+
+def test_the_remote_client_has_the_methods_and_types_of_open(
+    server: Server, tmp_path: Path
+) -> None:
+    """kgp.connect gives what kgp.open gives: an application switches by changing one line."""
+    from kgp.agents.results import Retrieval, RetrievedPassage
+    from kgp.errors import AccessDeniedError, DocumentError
+    from kgp.ingest.report import SyncReport
+    from kgp.stores.model import DocumentSummary, GraphCounts
+
+    file = tmp_path / "ferry-fares.md"
+    file.write_text("# Fares\n\nA night ferry ticket from Aswan costs forty pounds.\n")
+    with kgp.connect(server.url, api_key=server.keys["alice"]) as kg:
+        result = kg.retrieve("What is the capital of Nepal?", 3)
+        assert isinstance(result, Retrieval) and isinstance(result.passages[0], RetrievedPassage)
+        assert {p.document["id"] for p in result.passages} <= HR | {"alice/ferries.txt"}
+        report = kg.add(file)
+        assert isinstance(report, SyncReport) and report.added == ["alice/ferry-fares.md"]
+        documents = kg.documents()
+        assert all(isinstance(d, DocumentSummary) for d in documents)
+        assert "alice/ferry-fares.md" in {d.id for d in documents}
+        assert isinstance(kg.stats(), GraphCounts)
+        assert kg.ask("How much is a night ferry ticket?").answer is None  # no reader here
+        with pytest.raises(AccessDeniedError, match="403 removing needs the admin view"):
+            kg.remove("alice/ferry-fares.md")
+    with kgp.connect(server.url, api_key=server.keys["root"]) as admin:
+        assert admin.remove("alice/ferry-fares.md") is True
+        with pytest.raises(DocumentError, match="404 no document"):
+            admin.remove("alice/ferry-fares.md")
+    with (
+        kgp.connect(server.url, api_key="kgp_wrong") as stranger,
+        pytest.raises(AccessDeniedError, match="401 a valid API key is needed"),
+    ):
+        stranger.stats()
+
+
+def test_the_async_client(server: Server) -> None:
+    import asyncio
+
+    async def main() -> tuple[int, int]:
+        async with kgp.connect_async(server.url, api_key=server.keys["bob"]) as kg:
+            results = await asyncio.gather(
+                *(kg.retrieve("Which mountain is the highest?", 4) for _ in range(4))
+            )
+            return len({tuple(p.id for p in r.passages) for r in results}), len(
+                await kg.documents()
+            )
+
+    distinct, documents = asyncio.run(main())
+    assert distinct == 1 and documents >= 2
+
+
+def test_an_unreachable_server_is_one_line() -> None:
+    from kgp.errors import StoreUnavailableError
+
+    with (
+        kgp.connect(f"http://127.0.0.1:{free_port()}") as kg,
+        pytest.raises(StoreUnavailableError, match="cannot reach kgp serve"),
+    ):
+        kg.stats()

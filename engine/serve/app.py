@@ -113,6 +113,7 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None) -> FastAPI:
                 {
                     "id": d.id,
                     "path": d.path,
+                    "sha256": d.sha256,
                     "title": d.title,
                     "pages": d.pages,
                     "groups": list(d.groups or ()),

@@ -1,0 +1,216 @@
+"""A graph served by ``kgp serve``, used like one opened with ``kgp.open``: the same methods
+(``retrieve``, ``ask``, ``add``, ``remove``, ``documents``, ``stats``, ``traces``) and the same
+result types, so an application moves from embedded to served by changing one line::
+
+    with kgp.connect("http://kb.internal:8000", api_key=key) as kg:     # was kgp.open(...)
+        kg.retrieve("Which station recorded the most rain?").passages
+
+``kgp.connect_async`` gives the same with ``await``. The server's JSON errors become kgp's
+exceptions with the server's message: 401 and 403 :class:`~kgp.errors.AccessDeniedError`, 404
+:class:`~kgp.errors.DocumentError`, other 4xx :class:`~kgp.errors.ConfigurationError`, 5xx and
+an unreachable server :class:`~kgp.errors.StoreUnavailableError`."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import httpx
+from kgp.agents.reader import Answer
+from kgp.agents.results import Retrieval, RetrievedPassage
+from kgp.errors import (
+    AccessDeniedError,
+    ConfigurationError,
+    DocumentError,
+    KgpError,
+    StoreUnavailableError,
+)
+from kgp.ingest.report import Skipped, SyncReport
+from kgp.stores.model import DocumentSummary, GraphCounts
+
+TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+
+
+def _error(response: httpx.Response) -> KgpError:
+    try:
+        message = str(response.json()["error"])
+    except (ValueError, KeyError, TypeError):
+        message = response.text[:200] or response.reason_phrase
+    where = f"{response.request.method} {response.request.url.path}"
+    text = f"{where}: {response.status_code} {message}"
+    if response.status_code in (401, 403):
+        return AccessDeniedError(text)
+    if response.status_code == 404:
+        return DocumentError(text)
+    if response.status_code < 500:
+        return ConfigurationError(text)
+    return StoreUnavailableError(text)
+
+
+def _checked(response: httpx.Response) -> Any:
+    if response.status_code >= 400:
+        raise _error(response)
+    return response.json()
+
+
+def _query(question: str, k: int | None, options: dict[str, Any]) -> dict[str, Any]:
+    body = {"question": question, "k": k, **options}
+    return {key: value for key, value in body.items() if value is not None}
+
+
+def _passages(rows: list[dict[str, Any]]) -> list[RetrievedPassage]:
+    names = {f.name for f in fields(RetrievedPassage)}
+    return [RetrievedPassage(**{k: v for k, v in row.items() if k in names}) for row in rows]
+
+
+def _retrieval(body: dict[str, Any]) -> Retrieval:
+    names = {f.name for f in fields(Retrieval)} - {"passages"}
+    retrieval = Retrieval(**{k: v for k, v in body.items() if k in names})
+    retrieval.passages = _passages(body.get("passages", []))
+    return retrieval
+
+
+def _answer(body: dict[str, Any]) -> Answer:
+    names = {f.name for f in fields(Answer)} - {"passages"}
+    answer = Answer(**{k: v for k, v in body.items() if k in names})
+    answer.passages = _passages(body.get("passages", []))
+    return answer
+
+
+def _documents(rows: list[dict[str, Any]]) -> list[DocumentSummary]:
+    return [
+        DocumentSummary(
+            str(r["id"]),
+            str(r.get("path", "")),
+            str(r.get("sha256", "")),
+            str(r.get("title", "")),
+            int(r.get("pages") or 0),
+            tuple(r.get("groups") or ()),
+        )
+        for r in rows
+    ]
+
+
+def _report(body: dict[str, Any]) -> SyncReport:
+    return SyncReport(
+        added=list(body.get("added", [])),
+        changed=list(body.get("changed", [])),
+        unchanged=len(body.get("unchanged", [])),
+        skipped=[Skipped(s["path"], s["reason"]) for s in body.get("skipped", [])],
+    )
+
+
+def _files(paths: list[Path]) -> list[tuple[str, tuple[str, bytes, str]]]:
+    out = []
+    for path in paths:
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise DocumentError(f"{path}: cannot read the file ({exc.strerror})") from None
+        out.append(("file", (path.name, content, "application/octet-stream")))
+    return out
+
+
+class RemoteGraph:
+    """A served graph (``kgp.connect``): the methods of :class:`kgp.client.KnowledgeGraph`
+    that a reader or uploader uses."""
+
+    def __init__(self, url: str, *, api_key: str | None = None, timeout: Any = TIMEOUT) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            return _checked(self._http.request(method, path, **kwargs))
+        except httpx.HTTPError as exc:
+            raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
+
+    def retrieve(self, question: str, k: int | None = None, **options: Any) -> Retrieval:
+        return _retrieval(self._call("POST", "/retrieve", json=_query(question, k, options)))
+
+    def ask(self, question: str, k: int | None = None, **options: Any) -> Answer:
+        return _answer(self._call("POST", "/ask", json=_query(question, k, options)))
+
+    def add(self, *paths: str | Path) -> SyncReport:
+        """Upload files; each becomes ``<key name>/<file name>`` with the key's upload groups."""
+        return _report(self._call("POST", "/documents", files=_files([Path(p) for p in paths])))
+
+    def remove(self, doc_id: str) -> bool:
+        return bool(self._call("DELETE", f"/documents/{doc_id}")["removed"])
+
+    def documents(self) -> list[DocumentSummary]:
+        return _documents(self._call("GET", "/documents"))
+
+    def stats(self) -> GraphCounts:
+        return GraphCounts(**self._call("GET", "/stats"))
+
+    def traces(self, limit: int = 25) -> list[dict[str, Any]]:
+        return list(self._call("GET", "/traces", params={"limit": limit}))
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AsyncRemoteGraph:
+    """:class:`RemoteGraph` with ``await`` (``kgp.connect_async``)."""
+
+    def __init__(self, url: str, *, api_key: str | None = None, timeout: Any = TIMEOUT) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.url = url.rstrip("/")
+        self._http = httpx.AsyncClient(base_url=self.url, headers=headers, timeout=timeout)
+
+    async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            return _checked(await self._http.request(method, path, **kwargs))
+        except httpx.HTTPError as exc:
+            raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
+
+    async def retrieve(self, question: str, k: int | None = None, **options: Any) -> Retrieval:
+        return _retrieval(await self._call("POST", "/retrieve", json=_query(question, k, options)))
+
+    async def ask(self, question: str, k: int | None = None, **options: Any) -> Answer:
+        return _answer(await self._call("POST", "/ask", json=_query(question, k, options)))
+
+    async def add(self, *paths: str | Path) -> SyncReport:
+        files = _files([Path(p) for p in paths])
+        return _report(await self._call("POST", "/documents", files=files))
+
+    async def remove(self, doc_id: str) -> bool:
+        return bool((await self._call("DELETE", f"/documents/{doc_id}"))["removed"])
+
+    async def documents(self) -> list[DocumentSummary]:
+        return _documents(await self._call("GET", "/documents"))
+
+    async def stats(self) -> GraphCounts:
+        return GraphCounts(**(await self._call("GET", "/stats")))
+
+    async def traces(self, limit: int = 25) -> list[dict[str, Any]]:
+        return list(await self._call("GET", "/traces", params={"limit": limit}))
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
