@@ -17,6 +17,7 @@ from kgp.errors import (
     LlmError,
     RemovalRefusedError,
 )
+from kgp.locks import ReadWriteLock
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore, store_from_settings
 from kgp.stores.model import DocumentSummary, GraphCounts
@@ -49,6 +50,9 @@ class KnowledgeGraph:
         self._encoder: Encoder | None = encoder  # shared with other graphs when given
         self._retrievers: dict[RetrievalConfig, Retriever] = {}
         self._lock = threading.RLock()  # guards the lazily built encoder and retrievers
+        # questions read together, a write waits for them and runs alone: every question sees
+        # each document whole, before or after a write
+        self._rw = ReadWriteLock()
 
     @property
     def encoder(self) -> Encoder:
@@ -102,16 +106,18 @@ class KnowledgeGraph:
         that would remove every document, or more than ``max_removal_share`` of 10 or more,
         raises :class:`~kgp.errors.RemovalRefusedError` and changes nothing, unless
         ``allow_removal``."""
-        try:
-            report = self.syncer(on_progress).sync_folder(Path(folder), allow_removal=allow_removal)
-        except RemovalRefusedError:
-            raise  # refused before anything was written
-        except BaseException:
-            self._changed()  # a part may have been written
-            raise
-        if report.wrote:  # a watched folder syncs every few seconds: keep caches if it did not
-            self._changed()
-        return report
+        with self._rw.writing():
+            try:
+                syncer = self.syncer(on_progress)
+                report = syncer.sync_folder(Path(folder), allow_removal=allow_removal)
+            except RemovalRefusedError:
+                raise  # refused before anything was written
+            except BaseException:
+                self._changed()  # a part may have been written
+                raise
+            if report.wrote:  # a watched folder syncs every few seconds: keep caches if not
+                self._changed()
+            return report
 
     def watch(
         self,
@@ -161,10 +167,11 @@ class KnowledgeGraph:
         self._check_writer("a sync")
         settings = corpus_settings(self.settings)
         syncer = Syncer(store=self.store, settings=settings, encoder=self.encoder)
-        try:
-            return syncer.sync_corpus(Path(path), prefix=prefix, allow_removal=allow_removal)
-        finally:
-            self._changed()
+        with self._rw.writing():
+            try:
+                return syncer.sync_corpus(Path(path), prefix=prefix, allow_removal=allow_removal)
+            finally:
+                self._changed()
 
     def add(
         self,
@@ -194,18 +201,21 @@ class KnowledgeGraph:
                 else f"unsupported format; kgp reads {', '.join(supported_suffixes())}"
             )
             raise DocumentError(f"{file}: {reason}")
-        try:
-            syncer.sync_candidates(found, report)
-        finally:
-            self._changed()
+        with self._rw.writing():
+            try:
+                syncer.sync_candidates(found, report)
+            finally:
+                self._changed()
         return report
 
     def remove(self, doc_id: str) -> bool:
         """Remove one document (by id, the path relative to the synced root)."""
-        try:
-            return self.syncer().remove(doc_id)
-        finally:
-            self._changed()
+        syncer = self.syncer()
+        with self._rw.writing():
+            try:
+                return syncer.remove(doc_id)
+            finally:
+                self._changed()
 
     def __enter__(self) -> Self:
         return self
@@ -263,7 +273,8 @@ class KnowledgeGraph:
         from kgp.agents.results import trace_rows
 
         rows = trace_rows(retrieval, scorer=scorer, seeder=seeder)
-        return self.store.save_trace(rows.trace, rows.passages, rows.tables, rows.steps)
+        with self._rw.reading():  # a trace links to passages: none may vanish meanwhile
+            return self.store.save_trace(rows.trace, rows.passages, rows.tables, rows.steps)
 
     def _changed(self) -> None:
         with self._lock:
@@ -284,9 +295,9 @@ class KnowledgeGraph:
         """Evidence for a question: seeds, then Algorithm 1 (``k`` passages, default the
         settings' budget), or GNN-Ret / RGNN-Ret with ``method="gnn"`` / ``"rgnn"``. Each passage
         has its text, score, document, page and the path that reached it."""
-        return self.retriever(scorer=scorer, seeder=seeder, order=order, method=method).retrieve(
-            question, self.settings.budget if k is None else k
-        )
+        retriever = self.retriever(scorer=scorer, seeder=seeder, order=order, method=method)
+        with self._rw.reading():
+            return retriever.retrieve(question, self.settings.budget if k is None else k)
 
     def ask(
         self,
@@ -349,11 +360,13 @@ class KnowledgeGraph:
     def stats(self) -> GraphCounts:
         """Node counts by label, relationship counts by type and documents by group, of what
         the caller may read."""
-        return self.store.counts()
+        with self._rw.reading():
+            return self.store.counts()
 
     def documents(self) -> list[DocumentSummary]:
         """The documents the caller may read, by id (with the caller's groups among theirs)."""
-        return self.store.list_documents()
+        with self._rw.reading():
+            return self.store.list_documents()
 
     def traces(self, limit: int = 25) -> list[dict[str, Any]]:
         """The saved traces the caller may see (those saved by callers with no group the

@@ -3,12 +3,18 @@ concurrent questions get exactly the answers they get one at a time."""
 
 from __future__ import annotations
 
+import re
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
+import kgp
 import numpy as np
 import pytest
 from kgp.client import KnowledgeGraph
+from kgp.ingest.embedding import Encoder
 
 QUESTIONS = [
     "Which station recorded the most rain, and what does it serve?",
@@ -67,3 +73,154 @@ def test_concurrent_vector_searches_get_their_own_answers(kg: KnowledgeGraph) ->
     with ThreadPoolExecutor(max_workers=8) as pool:
         together = list(pool.map(search, vectors * 10))
     assert together == alone * 10
+
+
+# many stations: a question reads some passages the cache holds and some it does not
+STATIONS = tuple(
+    f"{name}{n}" for n in range(8) for name in ("Alder", "Birch", "Cedar", "Dun", "Elm")
+)
+
+
+def versioned(n: int) -> str:
+    """A document whose every passage names its version."""
+    return "\n\n".join(
+        f"Pump station {s} was inspected for release R{n}. In release R{n} its pumps, valves and "
+        f"floats were tested, and release R{n} lists what the crew replaced at station {s}."
+        for s in STATIONS
+    )
+
+
+def test_questions_see_each_document_whole_while_it_is_replaced(
+    tmp_path: Path, encoder: Encoder
+) -> None:
+    """A writer replaces a document again and again while readers ask: every answer holds the
+    passages of one version of it, never some of one and some of the next (a retrieval reads
+    the store in several queries; the graph's read/write lock keeps writes out meanwhile). A
+    check under load: the passage cache's single final fetch hides most interleavings even
+    without the lock, so the next test proves the lock deterministically."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.md").write_text("The depot stores spare floats for every pump station.\n")
+    (folder / "releases.md").write_text(versioned(0))
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder) as kg:
+        kg.sync(folder)
+        forget = kg._changed
+
+        def slow_forget() -> None:  # widens the real window between a write and the cache clear
+            time.sleep(0.05)
+            forget()
+
+        kg._changed = slow_forget  # type: ignore[method-assign]
+        done = threading.Event()
+        mixed: list[set[str]] = []
+        seen: set[str] = set()
+
+        def read() -> int:
+            asked = 0
+            while not done.is_set() or asked < 3:
+                station = STATIONS[asked % len(STATIONS)]  # new passages to read each time
+                result = kg.retrieve(f"What was replaced at station {station}?", 4)
+                versions = {
+                    m
+                    for p in result.passages
+                    if p.document["id"] == "releases.md"
+                    for m in re.findall(r"release (R\d+)", p.text)
+                }
+                seen.update(versions)
+                if len(versions) > 1:
+                    mixed.append(versions)
+                asked += 1
+            return asked
+
+        with ThreadPoolExecutor(5) as pool:
+            readers = [pool.submit(read) for _ in range(4)]
+            try:
+                for n in range(1, 21):
+                    (folder / "releases.md").write_text(versioned(n))
+                    assert kg.sync(folder).changed == ["releases.md"]
+            finally:
+                done.set()
+            asked = sum(r.result() for r in readers)
+    assert not mixed, f"answers mixed versions: {mixed[:3]}"
+    assert asked >= 9 and len(seen) >= 2, "readers ran while versions changed"
+
+
+def test_a_write_waits_for_the_questions_in_flight(tmp_path: Path, encoder: Encoder) -> None:
+    """A question held between two of its store queries keeps a sync's write out until it
+    returns, and sees only the version it started with; the next question sees the new one."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "releases.md").write_text(versioned(0))
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder) as kg:
+        kg.sync(folder)
+        held, go = threading.Event(), threading.Event()
+        expand, write = kg.store.neighbours, kg.store.write_document
+        times: dict[str, float] = {}
+
+        def slow_expand(*args: Any, **kwargs: Any) -> Any:
+            held.set()
+            go.wait(30)
+            return expand(*args, **kwargs)
+
+        def timed_write(*args: Any, **kwargs: Any) -> Any:
+            times["write"] = time.monotonic()
+            return write(*args, **kwargs)
+
+        kg.store.neighbours = slow_expand  # type: ignore[method-assign]
+        kg.store.write_document = timed_write  # type: ignore[method-assign]
+        question = f"What was replaced at station {STATIONS[0]}?"
+        with ThreadPoolExecutor(2) as pool:
+            reader = pool.submit(kg.retrieve, question, 6)
+            assert held.wait(30)
+            (folder / "releases.md").write_text(versioned(1))
+            writer = pool.submit(kg.sync, folder)
+            time.sleep(1.5)  # long enough for the sync to write, were it not kept out
+            go.set()
+            result = reader.result()
+            times["answered"] = time.monotonic()
+            assert writer.result().changed == ["releases.md"]
+        kg.store.neighbours = expand  # type: ignore[method-assign]
+        assert times["write"] > times["answered"] - 0.5, "the write waited for the question"
+        before = {m for p in result.passages for m in re.findall(r"release (R\d+)", p.text)}
+        after = kg.retrieve(question, 6).passages
+        assert before == {"R0"}
+        assert {m for p in after for m in re.findall(r"release (R\d+)", p.text)} == {"R1"}
+
+
+def test_the_read_write_lock_is_reentrant_and_prefers_writers() -> None:
+    from kgp.locks import ReadWriteLock
+
+    lock = ReadWriteLock()
+    with lock.writing(), lock.writing(), lock.reading():  # a writer may read and write again
+        pass
+    with (
+        lock.reading(),
+        lock.reading(),
+        pytest.raises(RuntimeError, match="cannot start a write"),
+        lock.writing(),
+    ):
+        pass
+    order: list[str] = []
+    reading = threading.Event()
+
+    def reader(name: str, hold: float) -> None:
+        with lock.reading():
+            reading.set()
+            order.append(name)
+            time.sleep(hold)
+
+    def writer() -> None:
+        with lock.writing():
+            order.append("write")
+
+    first = threading.Thread(target=reader, args=("first", 0.5))
+    first.start()
+    reading.wait(5)
+    waiting = threading.Thread(target=writer)
+    waiting.start()
+    time.sleep(0.1)
+    late = threading.Thread(target=reader, args=("late", 0))
+    late.start()
+    for thread in (first, waiting, late):
+        thread.join(10)
+    assert order == ["first", "write", "late"], "a waiting writer goes before later readers"
