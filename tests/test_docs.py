@@ -32,3 +32,12 @@ def test_compose_starts_neo4j_with_auth_volume_and_health_check() -> None:
     assert any(v.endswith(":/data") for v in neo4j["volumes"])
     assert "cypher-shell" in " ".join(neo4j["healthcheck"]["test"])
     assert compose["services"]["kgp"]["environment"]["KGP_STORE"] == "neo4j"
+
+
+def test_compose_serves_kgp_with_keys_against_neo4j() -> None:
+    compose = yaml.safe_load((REPO / "docker" / "compose.yaml").read_text())
+    serve = compose["services"]["kgp-serve"]
+    assert serve["command"][:1] == ["serve"] and "--keys" in serve["command"]
+    assert serve["environment"]["KGP_STORE"] == "neo4j"
+    assert serve["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    assert serve["ports"] == ["127.0.0.1:8000:8000"] and "/health" in str(serve["healthcheck"])
