@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -91,8 +92,23 @@ class KnowledgeGraph:
 
         self._check_writer("a sync")
         return Syncer(
-            store=self.store, settings=self.settings, encoder=self.encoder, on_progress=on_progress
+            store=self.store,
+            settings=self.settings,
+            encoder=self.encoder,
+            on_progress=on_progress,
+            guard=self._writing,
         )
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One write of a sync: questions in flight finish first, none starts meanwhile, and
+        caches are forgotten before they resume, so each sees a document whole, before or after
+        (parsing and embedding run outside, while questions go on)."""
+        with self._rw.writing():
+            try:
+                yield
+            finally:
+                self._changed()
 
     def sync(
         self,
@@ -106,18 +122,16 @@ class KnowledgeGraph:
         that would remove every document, or more than ``max_removal_share`` of 10 or more,
         raises :class:`~kgp.errors.RemovalRefusedError` and changes nothing, unless
         ``allow_removal``."""
-        with self._rw.writing():
-            try:
-                syncer = self.syncer(on_progress)
-                report = syncer.sync_folder(Path(folder), allow_removal=allow_removal)
-            except RemovalRefusedError:
-                raise  # refused before anything was written
-            except BaseException:
-                self._changed()  # a part may have been written
-                raise
-            if report.wrote:  # a watched folder syncs every few seconds: keep caches if not
-                self._changed()
-            return report
+        try:
+            report = self.syncer(on_progress).sync_folder(Path(folder), allow_removal=allow_removal)
+        except RemovalRefusedError:
+            raise  # refused before anything was written
+        except BaseException:
+            self._changed()  # a part may have been written
+            raise
+        if report.wrote:  # a watched folder syncs every few seconds: keep caches if it did not
+            self._changed()
+        return report
 
     def watch(
         self,
@@ -166,12 +180,13 @@ class KnowledgeGraph:
 
         self._check_writer("a sync")
         settings = corpus_settings(self.settings)
-        syncer = Syncer(store=self.store, settings=settings, encoder=self.encoder)
-        with self._rw.writing():
-            try:
-                return syncer.sync_corpus(Path(path), prefix=prefix, allow_removal=allow_removal)
-            finally:
-                self._changed()
+        syncer = Syncer(
+            store=self.store, settings=settings, encoder=self.encoder, guard=self._writing
+        )
+        try:
+            return syncer.sync_corpus(Path(path), prefix=prefix, allow_removal=allow_removal)
+        finally:
+            self._changed()
 
     def add(
         self,
@@ -201,21 +216,18 @@ class KnowledgeGraph:
                 else f"unsupported format; kgp reads {', '.join(supported_suffixes())}"
             )
             raise DocumentError(f"{file}: {reason}")
-        with self._rw.writing():
-            try:
-                syncer.sync_candidates(found, report)
-            finally:
-                self._changed()
+        try:
+            syncer.sync_candidates(found, report)
+        finally:
+            self._changed()
         return report
 
     def remove(self, doc_id: str) -> bool:
         """Remove one document (by id, the path relative to the synced root)."""
-        syncer = self.syncer()
-        with self._rw.writing():
-            try:
-                return syncer.remove(doc_id)
-            finally:
-                self._changed()
+        try:
+            return self.syncer().remove(doc_id)
+        finally:
+            self._changed()
 
     def __enter__(self) -> Self:
         return self

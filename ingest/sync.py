@@ -10,6 +10,7 @@ import stat
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from contextvars import copy_context
 from dataclasses import replace
 from pathlib import Path
@@ -48,8 +49,12 @@ class Syncer:
         settings: Settings,
         encoder: Encoder,
         on_progress: Callable[[Progress], None] | None = None,
+        guard: Callable[[], AbstractContextManager[object]] = nullcontext,
     ) -> None:
         self.store = store
+        # around every write (a document's, a removal, k-NN upkeep): a client keeps questions
+        # out meanwhile and forgets its caches after, while reading and embedding run freely
+        self.guard = guard
         self.settings = settings
         self.encoder = encoder
         self.linker = SimilarityLinker(store, k=settings.knn_k)
@@ -173,7 +178,8 @@ class Syncer:
         allow_removal: bool,
         source: Path | None,
     ) -> None:
-        self._ensure_schema()
+        with self.guard():
+            self._ensure_schema()
         seen = {c.doc_id for c in candidates}
         gone: list[str] = []
         if remove:
@@ -191,7 +197,8 @@ class Syncer:
                 for key, n in nodes.items()
                 if n["label"] == "Document"
             }
-        report.recovered = self.linker.recover()
+        with self.guard():
+            report.recovered = self.linker.recover()
         todo: list[Candidate] = []
         for cand in candidates:
             if cand.size > self.settings.max_file_mb * 1024 * 1024:
@@ -223,9 +230,10 @@ class Syncer:
             if pending is not None:
                 pending.result()
         for doc_id in gone:
-            if self.store.delete_document(doc_id):
-                self.linker.forget(doc_id)
-                report.removed.append(doc_id)
+            with self.guard():
+                if self.store.delete_document(doc_id):
+                    self.linker.forget(doc_id)
+                    report.removed.append(doc_id)
         self._finish(report)
 
     def _check_removal(self, gone: list[str], stored: int, source: Path | None) -> None:
@@ -253,11 +261,12 @@ class Syncer:
     def _finish(self, report: SyncReport) -> None:
         """Recompute the neighbours of passages that lost some, clear the vector index of
         orphans when they have piled up, and compact the store's log after writes."""
-        report.refilled = self.linker.refill()
-        wrote = report.added or report.changed or report.removed or report.refilled
-        if wrote or report.recovered:
-            self.store.heal_vector_index()
-            self.store.checkpoint()
+        with self.guard():
+            report.refilled = self.linker.refill()
+            wrote = report.added or report.changed or report.removed or report.refilled
+            if wrote or report.recovered:
+                self.store.heal_vector_index()
+                self.store.checkpoint()
 
     def _prepare(
         self, group: list[Candidate], stored: dict[str, Any], report: SyncReport
@@ -292,7 +301,9 @@ class Syncer:
                 report.skipped.append(Skipped(cand.path, _reason(exc, cand.path)))
                 continue
             drafts.append((made, old is not None))
-        self.store.set_document_groups(regrouped)  # one query for the group's documents
+        if regrouped:
+            with self.guard():
+                self.store.set_document_groups(regrouped)  # one query for the group's documents
         report.regrouped += regrouped
         if not drafts:
             return [], []
@@ -311,6 +322,12 @@ class Syncer:
     ) -> None:
         """Link a prepared group to the graph and write its documents, one query each; then
         link older passages to them (one query)."""
+        with self.guard():
+            self._write_group(drafts, vectors, report)
+
+    def _write_group(
+        self, drafts: list[tuple[Draft, bool]], vectors: list[np.ndarray], report: SyncReport
+    ) -> None:
         ready: list[tuple[DocumentGraph, bool, np.ndarray]] = []
         for (made, replacing), matrix in zip(drafts, vectors, strict=True):
             graph = with_embeddings(made.graph, matrix)
@@ -336,13 +353,14 @@ class Syncer:
 
     def remove(self, doc_id: str) -> bool:
         with self.store.reading_as(ADMIN_CALLER):
-            self._ensure_schema()
-            report = SyncReport()
-            report.recovered = self.linker.recover()
-            removed = self.store.delete_document(doc_id)
-            if removed:
-                report.removed.append(doc_id)
-            self.linker.forget(doc_id)
+            with self.guard():
+                self._ensure_schema()
+                report = SyncReport()
+                report.recovered = self.linker.recover()
+                removed = self.store.delete_document(doc_id)
+                if removed:
+                    report.removed.append(doc_id)
+                self.linker.forget(doc_id)
             self._finish(report)
             return removed
 
