@@ -178,8 +178,11 @@ class Syncer:
         allow_removal: bool,
         source: Path | None,
     ) -> None:
-        with self.guard():
-            self._ensure_schema()
+        if not self.store.schema_ready:  # once per process: later syncs need no write here
+            with self.guard():
+                self._ensure_schema()
+        elif not self._schema_ready:
+            self._check_encoder()  # another encoder is refused, whoever ensured the schema
         seen = {c.doc_id for c in candidates}
         gone: list[str] = []
         if remove:
@@ -197,8 +200,9 @@ class Syncer:
                 for key, n in nodes.items()
                 if n["label"] == "Document"
             }
-        with self.guard():
-            report.recovered = self.linker.recover()
+        if self.store.pending_documents():  # a stopped sync's documents to link: a write
+            with self.guard():
+                report.recovered = self.linker.recover()
         todo: list[Candidate] = []
         for cand in candidates:
             if cand.size > self.settings.max_file_mb * 1024 * 1024:
@@ -261,12 +265,15 @@ class Syncer:
     def _finish(self, report: SyncReport) -> None:
         """Recompute the neighbours of passages that lost some, clear the vector index of
         orphans when they have piled up, and compact the store's log after writes."""
-        with self.guard():
-            report.refilled = self.linker.refill()
-            wrote = report.added or report.changed or report.removed or report.refilled
-            if wrote or report.recovered:
+        if self.store.passages_needing_knn(1):  # guarded only when there is something to do
+            with self.guard():
+                report.refilled = self.linker.refill()
+        wrote = report.added or report.changed or report.removed or report.refilled
+        if (wrote or report.recovered) and self.store.needs_healing():
+            with self.guard():
                 self.store.heal_vector_index()
-                self.store.checkpoint()
+        if wrote or report.recovered:
+            self.store.checkpoint()  # compacts the log; the graph is unchanged
 
     def _prepare(
         self, group: list[Candidate], stored: dict[str, Any], report: SyncReport
@@ -369,7 +376,7 @@ class Syncer:
             self.store.migrate(self.settings.default_groups)
             self.store.ensure_schema(self.encoder.dimension)
             self._check_encoder()
-            self._schema_ready = True
+            self._schema_ready = self.store.schema_ready = True
 
     def _check_encoder(self) -> None:
         """A graph's vectors come from one encoder: the first sync records it, a later sync

@@ -80,6 +80,7 @@ class GraphStore(StoreMaintenance, StoreSearch):
         # who queries read as outside reading_as() blocks: a store made by kgp.open reads as
         # the graph's caller, so a read no block covers is filtered, never the admin view
         self.caller = caller
+        self.schema_ready = False  # ensured by a sync of this process (ingest.sync.Syncer)
         self._counts: dict[tuple[str, ...], tuple[int, float]] = {}  # caller -> (passages, when)
 
     # -- lifecycle (subclasses) --------------------------------------------------------------
@@ -219,6 +220,10 @@ class GraphStore(StoreMaintenance, StoreSearch):
         """Rebuild the vector index if orphaned vectors have piled up; True if it did."""
         return False
 
+    def needs_healing(self) -> bool:
+        """Whether :meth:`heal_vector_index` would rebuild the index now."""
+        return False
+
     def neighbours(
         self,
         ids: Iterable[str],
@@ -347,6 +352,7 @@ class GraphStore(StoreMaintenance, StoreSearch):
     def clear(self) -> None:
         """Delete every node and relationship (for tests and ``kgp reset``)."""
         self.run("clear", write=True)
+        self.schema_ready = False  # the graph's encoder and schema records went too
 
 
 @dataclass(eq=False, slots=True)

@@ -190,11 +190,14 @@ class FalkorStore(GraphStore):
         """Rebuild the vector index when orphaned vectors have piled up (past a fifth of its
         entries, and at least ORPHAN_MIN); True if it did. Searches stay correct either way
         (they look past orphans); a rebuild makes them cheap again."""
-        live, orphans = self.vector_index_entries()
-        if orphans <= max(ORPHAN_MIN, (live + orphans) // 5):
+        if not self.needs_healing():
             return False
         self.rebuild_vector_index()
         return True
+
+    def needs_healing(self) -> bool:
+        live, orphans = self.vector_index_entries()
+        return orphans > max(ORPHAN_MIN, (live + orphans) // 5)
 
     def vector_dimension(self) -> int | None:
         for row in self.run("list_indexes"):

@@ -94,9 +94,10 @@ def load(url: str, key: str, questions: list[str], clients: int, seconds: float)
 def uploader(url: str, key: str, folder: Path, stop: threading.Event) -> dict[str, int]:
     """Upload small documents, one request each, until ``stop``."""
     done = failed = 0
+    run = time.strftime("%H%M%S")  # new names each run: a second run adds, not skips
     with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}) as http:
         while not stop.is_set():
-            name = f"note-{done + failed:04d}.md"
+            name = f"note-{run}-{done + failed:04d}.md"
             text = (
                 f"# Note {done}\n\nThe archive of note {done} lists the ferries of week {done}.\n"
             )
