@@ -6,12 +6,15 @@ ids."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kgp.agents.llm import ChatClient
-from kgp.agents.results import RetrievedPassage
+from kgp.agents.results import Retrieval, RetrievedPassage
+from kgp.errors import LlmError
+from kgp.settings import Settings
 
 INSTRUCTION = "Given the following question and contexts, create a final answer to the question."
 SHORT = "Please answer in less than 6 words."
@@ -113,3 +116,38 @@ class Reader:
             context=[p.id for p in context],
             passages=list(passages),
         )
+
+
+def answer_from(retrieval: Retrieval, settings: Settings) -> Answer:
+    """The configured chat model's answer from a retrieval's evidence, citing the passages it
+    used. Without a configured model, or when it fails, the answer is ``None``, ``error`` says
+    why and the evidence is still there."""
+
+    def without(error: str) -> Answer:
+        return Answer(
+            retrieval.question,
+            None,
+            passages=retrieval.passages,
+            error=error,
+            timings=retrieval.timings,
+            notices=retrieval.notices,
+        )
+
+    if not settings.llm_base_url or not settings.llm_model:
+        return without("no reader is configured (set KGP_LLM_BASE_URL and KGP_LLM_MODEL)")
+    started = time.perf_counter()
+    try:
+        reader = Reader(
+            ChatClient(settings),
+            context_tokens=settings.llm_context_tokens,
+            answer_tokens=settings.llm_answer_tokens,
+        )
+        answer = reader.read(retrieval.question, retrieval.passages)
+    except LlmError as exc:
+        return without(str(exc))
+    answer.timings = {
+        **retrieval.timings,
+        "read_ms": round(1000 * (time.perf_counter() - started), 2),
+    }
+    answer.notices = retrieval.notices
+    return answer

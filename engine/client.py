@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +14,6 @@ from kgp.errors import (
     AccessDeniedError,
     ConfigurationError,
     DocumentError,
-    LlmError,
     RemovalRefusedError,
 )
 from kgp.locks import ReadWriteLock
@@ -324,45 +322,12 @@ class KnowledgeGraph:
         """Retrieve evidence, then answer with the configured chat model, citing the passages
         used. Without a configured model, or when it fails, the answer is ``None``, ``error``
         says why and the evidence is still there."""
-        from kgp.agents.llm import ChatClient
-        from kgp.agents.reader import Answer, Reader
+        from kgp.agents.reader import answer_from
 
         retrieval = self.retrieve(
             question, k, scorer=scorer, seeder=seeder, order=order, method=method
         )
-        settings = self.settings
-        if not settings.llm_base_url or not settings.llm_model:
-            return Answer(
-                retrieval.question,
-                None,
-                passages=retrieval.passages,
-                error="no reader is configured (set KGP_LLM_BASE_URL and KGP_LLM_MODEL)",
-                timings=retrieval.timings,
-                notices=retrieval.notices,
-            )
-        started = time.perf_counter()
-        try:
-            reader = Reader(
-                ChatClient(settings),
-                context_tokens=settings.llm_context_tokens,
-                answer_tokens=settings.llm_answer_tokens,
-            )
-            answer = reader.read(retrieval.question, retrieval.passages)
-        except LlmError as exc:
-            return Answer(
-                retrieval.question,
-                None,
-                passages=retrieval.passages,
-                error=str(exc),
-                timings=retrieval.timings,
-                notices=retrieval.notices,
-            )
-        answer.timings = {
-            **retrieval.timings,
-            "read_ms": round(1000 * (time.perf_counter() - started), 2),
-        }
-        answer.notices = retrieval.notices
-        return answer
+        return answer_from(retrieval, self.settings)
 
     @property
     def caller(self) -> Caller:
