@@ -6,10 +6,10 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 from kgp.access import Caller
+from kgp.closing import Closing
 from kgp.errors import (
     AccessDeniedError,
     ConfigurationError,
@@ -29,13 +29,14 @@ if TYPE_CHECKING:  # the modules below load when a method needs them (a light im
     from kgp.agents.retriever import Retriever
     from kgp.ingest.embedding import Encoder
     from kgp.ingest.report import Progress, SyncReport
+    from kgp.ingest.sources import Candidate
     from kgp.ingest.sync import Syncer
 
 # the tracer's event, its type and its display helper, for callers of ``open(tracer=)``
 __all__ = ["KnowledgeGraph", "QueryEvent", "Tracer", "open", "summarise"]
 
 
-class KnowledgeGraph:
+class KnowledgeGraph(Closing):
     """A knowledge graph in the configured store. Use as a context manager."""
 
     def __init__(
@@ -214,10 +215,27 @@ class KnowledgeGraph:
                 else f"unsupported format; kgp reads {', '.join(supported_suffixes())}"
             )
             raise DocumentError(f"{file}: {reason}")
-        try:
-            syncer.sync_candidates(found, report)
-        finally:
-            self._changed()
+        return self._sync_found(syncer, found, report)
+
+    def add_files(
+        self, paths: Iterable[str | Path], *, root: str | Path, groups: Iterable[str] | None = None
+    ) -> SyncReport:
+        """Add or replace several files in one sync (ids relative to ``root``, groups as in
+        :meth:`add`); files that cannot be read or are not inside ``root`` are listed under the
+        report's ``skipped``, unsupported ones under ``ignored``."""
+        from kgp.ingest.report import SyncReport
+
+        syncer = self.syncer()
+        report = SyncReport()
+        found = syncer.candidates([Path(p) for p in paths], Path(root), report, groups=groups)
+        return self._sync_found(syncer, found, report)
+
+    def _sync_found(self, syncer: Syncer, found: list[Candidate], report: SyncReport) -> SyncReport:
+        if found:
+            try:
+                syncer.sync_candidates(found, report)
+            finally:
+                self._changed()
         return report
 
     def remove(self, doc_id: str) -> bool:
@@ -226,17 +244,6 @@ class KnowledgeGraph:
             return self.syncer().remove(doc_id)
         finally:
             self._changed()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         self.store.close()

@@ -20,6 +20,7 @@ from typing import Any, Self
 import httpx
 from kgp.agents.reader import Answer
 from kgp.agents.results import Retrieval, RetrievedPassage
+from kgp.closing import Closing
 from kgp.errors import (
     AccessDeniedError,
     ConfigurationError,
@@ -113,7 +114,7 @@ def _files(paths: list[Path]) -> list[tuple[str, tuple[str, bytes, str]]]:
     return out
 
 
-class RemoteGraph:
+class RemoteGraph(Closing):
     """A served graph (``kgp.connect``): the methods of :class:`kgp.client.KnowledgeGraph`
     that a reader or uploader uses."""
 
@@ -152,17 +153,6 @@ class RemoteGraph:
 
     def close(self) -> None:
         self._http.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class AsyncRemoteGraph:

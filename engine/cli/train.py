@@ -55,13 +55,15 @@ def _train(
     output: Path,
     device: str,
     overwrite: bool,
-    config: Any,
     half: bool = False,
+    **fields: Any,
 ) -> None:
+    """Train ``kind`` on the pairs of ``data``; ``fields`` are the run's TrainConfig."""
     from functools import partial
 
-    from kgp.training import load_training_data, train_mdr, train_t5
+    from kgp.training import TrainConfig, load_training_data, train_mdr, train_t5
 
+    config = TrainConfig(**fields)
     quiet = ctx.obj.quiet
     pair_kind = "questions" if kind == "encoder" else "hops"
     try:
@@ -111,16 +113,6 @@ def _bi_encoder(kind: str, default_output: Path, doc: str) -> Callable[..., None
         device: DeviceOption = "auto",
         overwrite: OverwriteOption = False,
     ) -> None:
-        from kgp.training import TrainConfig
-
-        config = TrainConfig(
-            epochs=epochs,
-            batch_size=batch_size,
-            learning_rate=learning_rate,
-            seed=seed,
-            max_length=max_length,
-            threads=threads,
-        )
         _train(
             ctx,
             kind,
@@ -130,8 +122,13 @@ def _bi_encoder(kind: str, default_output: Path, doc: str) -> Callable[..., None
             output=output,
             device=device,
             overwrite=overwrite,
-            config=config,
             half=half,
+            epochs=epochs,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            seed=seed,
+            max_length=max_length,
+            threads=threads,
         )
 
     command.__doc__ = doc
@@ -186,15 +183,6 @@ def train_t5_command(
 
     Example: kgp train t5 ../shared/data/qa/train/hotpotqa_train.json --base ./t5-large
     """
-    from kgp.training import TrainConfig
-
-    config = TrainConfig(
-        epochs=epochs,
-        batch_size=batch_size,
-        learning_rate=learning_rate,
-        seed=seed,
-        max_length=max_length,
-    )
     _train(
         ctx,
         "t5",
@@ -204,7 +192,11 @@ def train_t5_command(
         output=output,
         device=device,
         overwrite=overwrite,
-        config=config,
+        epochs=epochs,
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        seed=seed,
+        max_length=max_length,
     )
 
 

@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any, Self
 
 from kgp import cypher
 from kgp.access import ADMIN, ADMIN_CALLER, Caller
+from kgp.closing import Closing
 from kgp.errors import AccessDeniedError
 from kgp.stores.maintenance import SCHEMA_VERSION, Row, StoreMaintenance
 from kgp.stores.model import (
@@ -69,7 +69,7 @@ INDEX_QUERIES = frozenset(
 CALLER_WRITES = frozenset({"save_trace"})  # the one write a reader makes: its own trace
 
 
-class GraphStore(StoreMaintenance, StoreSearch):
+class GraphStore(StoreMaintenance, StoreSearch, Closing):
     """A graph store holding kgp's schema. Construct, then ``open()`` (or use ``with``)."""
 
     dialect: cypher.Dialect
@@ -107,16 +107,8 @@ class GraphStore(StoreMaintenance, StoreSearch):
     def describe(self) -> str:
         """Where the store is, for messages (never a secret)."""
 
-    def __enter__(self) -> Self:
+    def __enter__(self) -> Self:  # a store opens when its block starts
         return self.open()
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- running named queries ---------------------------------------------------------------
 
