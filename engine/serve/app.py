@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from kgp.access import ADMIN_CALLER, Caller
 from kgp.client import KnowledgeGraph
-from kgp.errors import AccessDeniedError, ConfigurationError, DocumentError, KgpError
+from kgp.errors import AccessDeniedError, ConfigurationError, KgpError
 from kgp.serve.errors import HttpError
 from kgp.serve.keys import Key, Keys
 from kgp.serve.uploads import save_uploads
@@ -36,6 +36,15 @@ class Query(BaseModel):
     order: str | None = None
     method: str | None = None
     save_trace: bool = False
+
+    def choices(self) -> dict[str, str | None]:
+        """The retrieval's choices, as ``KnowledgeGraph.retrieve`` and ``ask`` take them."""
+        return {
+            "scorer": self.scorer,
+            "seeder": self.seeder,
+            "order": self.order,
+            "method": self.method,
+        }
 
 
 def create_app(kg: KnowledgeGraph, keys: Keys | None) -> FastAPI:
@@ -126,7 +135,7 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None) -> FastAPI:
         """Remove a document (the admin view, or the operator of a server without keys); 404
         when the caller may not read it or it does not exist."""
         with reading(who):
-            if doc_id not in {d.id for d in kg.documents()}:
+            if kg.store.fetch_nodes([doc_id]).get(doc_id, {}).get("label") != "Document":
                 raise HttpError(404, f"no document {doc_id!r}")
             if not (who.admin or operator):
                 raise HttpError(403, f"removing needs the admin view; this key reads as {who}")
@@ -142,36 +151,28 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None) -> FastAPI:
             raise HttpError(403, f"key {key.name!r} may not upload (kgp key --upload GROUPS)")
         folder = uploads / key.name
         saved = save_uploads(file, folder, limit)  # all or none
+        with reading(ADMIN_CALLER):  # one sync for the whole request
+            done = kg.add_files(saved, root=uploads, groups=key.upload)
+        skipped = {s.path: s.reason for s in done.skipped}
         report: dict[str, Any] = {"added": [], "changed": [], "unchanged": [], "skipped": []}
-        with reading(ADMIN_CALLER):
-            for path in saved:
-                doc_id = f"{key.name}/{path.name}"
-                try:
-                    done = kg.add(path, root=uploads, groups=key.upload)
-                    reasons = [s.reason for s in done.skipped]
-                except DocumentError as exc:
-                    reasons = [str(exc)]
-                if reasons:  # the broken file is not kept (the graph keeps any earlier version)
-                    path.unlink(missing_ok=True)
-                    reason = " ".join(reasons).replace(str(path), doc_id)
-                    report["skipped"].append({"path": doc_id, "reason": reason})
-                    continue
-                kind = "added" if done.added else "changed" if done.changed else "unchanged"
-                report[kind].append(doc_id)
+        for path in saved:
+            doc_id = f"{key.name}/{path.name}"
+            if doc_id in skipped:  # the broken file is not kept (the graph keeps any earlier one)
+                path.unlink(missing_ok=True)
+                reason = skipped[doc_id].replace(str(path), doc_id)
+                report["skipped"].append({"path": doc_id, "reason": reason})
+                continue
+            kind = (
+                "added" if doc_id in done.added else "changed" if doc_id in done.changed else None
+            )
+            report[kind or "unchanged"].append(doc_id)
         return report
 
     @app.post("/retrieve")
     def retrieve(query: Query, who: Who) -> dict[str, Any]:
         """What ``kgp retrieve --json`` prints: passages with their paths, seeds, timings."""
         with reading(who):
-            result = kg.retrieve(
-                query.question,
-                query.k,
-                scorer=query.scorer,
-                seeder=query.seeder,
-                order=query.order,
-                method=query.method,
-            )
+            result = kg.retrieve(query.question, query.k, **query.choices())
             trace = None
             if query.save_trace:
                 settings = kg.settings
@@ -188,15 +189,7 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None) -> FastAPI:
         if query.save_trace:
             raise HttpError(422, "save_trace: only /retrieve saves traces")
         with reading(who):
-            answer = kg.ask(
-                query.question,
-                query.k,
-                scorer=query.scorer,
-                seeder=query.seeder,
-                order=query.order,
-                method=query.method,
-            )
-            return answer.as_dict()
+            return kg.ask(query.question, query.k, **query.choices()).as_dict()
 
     @app.get("/traces")
     def traces(who: Who, limit: int = 25) -> list[dict[str, Any]]:
