@@ -6,7 +6,7 @@ naming the endpoint and what failed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from kgp.errors import ConfigurationError, LlmError
@@ -52,10 +52,8 @@ class ChatClient:
             max_retries=0,  # tenacity retries, so the policy is ours and tested
         )
 
-    def complete(
-        self, messages: Sequence[Message], *, max_tokens: int = 256, temperature: float = 0.0
-    ) -> str:
-        """The assistant's reply to ``messages``."""
+    def _create(self, messages: Sequence[Message], **options: Any) -> Any:
+        """One chat-completions call, retried by the policy; failures become one LlmError."""
         retrying = Retrying(
             retry=retry_if_exception(_retryable),
             stop=stop_after_attempt(self.retries + 1),
@@ -63,12 +61,11 @@ class ChatClient:
             reraise=False,
         )
         try:
-            response: Any = retrying(
+            return retrying(
                 self._client.chat.completions.create,
                 model=self.model,
                 messages=list(messages),
-                max_tokens=max_tokens,
-                temperature=temperature,
+                **options,
             )
         except RetryError as exc:
             last = exc.last_attempt.exception()
@@ -76,6 +73,12 @@ class ChatClient:
             raise LlmError(f"language model at {self.base_url}{tries}: {_describe(last)}") from None
         except Exception as exc:  # the openai package's own errors, translated here
             raise LlmError(f"language model at {self.base_url}: {_describe(exc)}") from None
+
+    def complete(
+        self, messages: Sequence[Message], *, max_tokens: int = 256, temperature: float = 0.0
+    ) -> str:
+        """The assistant's reply to ``messages``."""
+        response = self._create(messages, max_tokens=max_tokens, temperature=temperature)
         try:
             content = response.choices[0].message.content
         except (AttributeError, IndexError, TypeError):
@@ -83,6 +86,38 @@ class ChatClient:
                 f"language model at {self.base_url} sent a reply without a message"
             ) from None
         return str(content or "").strip()
+
+    def stream(
+        self, messages: Sequence[Message], *, max_tokens: int = 256, temperature: float = 0.0
+    ) -> Iterator[str]:
+        """The assistant's reply to ``messages`` as the server sends it, piece by piece. The
+        request is retried like ``complete``; a reply cut off midway is one LlmError."""
+        chunks = self._create(messages, max_tokens=max_tokens, temperature=temperature, stream=True)
+        ended = False
+        try:
+            for chunk in chunks:
+                choices = getattr(chunk, "choices", None) or []
+                if not choices:
+                    continue
+                ended = ended or getattr(choices[0], "finish_reason", None) is not None
+                text = getattr(getattr(choices[0], "delta", None), "content", None)
+                if text:
+                    yield str(text)
+            if not ended:  # the connection closed before the chunk that says why it ended
+                raise LlmError(
+                    f"language model at {self.base_url}: the reply stopped midway "
+                    "(no finish_reason)"
+                )
+        except LlmError:
+            raise
+        except Exception as exc:
+            raise LlmError(
+                f"language model at {self.base_url}: the reply stopped midway ({_describe(exc)})"
+            ) from None
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
 
 
 def _describe(exc: BaseException | None) -> str:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from kgp.agents.llm import ChatClient
+from kgp.agents.llm import ChatClient, Message
 from kgp.agents.results import Retrieval, RetrievedPassage
 from kgp.errors import LlmError
 from kgp.settings import Settings
@@ -100,28 +100,61 @@ class Reader:
         self.answer_tokens = answer_tokens
         self.short = short
 
-    def read(self, question: str, passages: Sequence[RetrievedPassage]) -> Answer:
+    def _prompt(
+        self, question: str, passages: Sequence[RetrievedPassage]
+    ) -> tuple[list[RetrievedPassage], list[Message]]:
         budget = self.context_tokens - self.answer_tokens - PROMPT_OVERHEAD_TOKENS
         budget -= 2 * estimate_tokens(question)
         context = fit_context(passages, max(budget, 0))
         prompt = answer_prompt(question, [p.text for p in context], short=self.short)
-        reply = self.client.complete(
-            [{"role": "user", "content": prompt}], max_tokens=self.answer_tokens
-        )
-        text, numbers = parse_citations(reply, len(context))
-        return Answer(
-            question=question,
-            answer=text,
-            cited=[context[n - 1].id for n in numbers],
-            context=[p.id for p in context],
-            passages=list(passages),
-        )
+        return context, [{"role": "user", "content": prompt}]
+
+    def read(self, question: str, passages: Sequence[RetrievedPassage]) -> Answer:
+        context, messages = self._prompt(question, passages)
+        reply = self.client.complete(messages, max_tokens=self.answer_tokens)
+        return _answered(question, reply, context, passages)
+
+    def stream(self, question: str, passages: Sequence[RetrievedPassage]) -> Iterator[str | Answer]:
+        """``read`` as the model writes: the reply's pieces (citation marks and all), then the
+        Answer, last."""
+        context, messages = self._prompt(question, passages)
+        pieces: list[str] = []
+        for piece in self.client.stream(messages, max_tokens=self.answer_tokens):
+            pieces.append(piece)
+            yield piece
+        yield _answered(question, "".join(pieces).strip(), context, passages)
+
+
+def _answered(
+    question: str,
+    reply: str,
+    context: Sequence[RetrievedPassage],
+    passages: Sequence[RetrievedPassage],
+) -> Answer:
+    text, numbers = parse_citations(reply, len(context))
+    return Answer(
+        question=question,
+        answer=text,
+        cited=[context[n - 1].id for n in numbers],
+        context=[p.id for p in context],
+        passages=list(passages),
+    )
 
 
 def answer_from(retrieval: Retrieval, settings: Settings) -> Answer:
     """The configured chat model's answer from a retrieval's evidence, citing the passages it
     used. Without a configured model, or when it fails, the answer is ``None``, ``error`` says
     why and the evidence is still there."""
+    items = answer_stream(retrieval, settings, stream=False)
+    return [item for item in items if isinstance(item, Answer)][-1]
+
+
+def answer_stream(
+    retrieval: Retrieval, settings: Settings, *, stream: bool = True
+) -> Iterator[str | Answer]:
+    """``answer_from`` as the model writes: the reply's pieces as they come (with ``stream``),
+    then the Answer, always last (with ``error`` and no answer when there is no reader or it
+    failed, even midway)."""
 
     def without(error: str) -> Answer:
         return Answer(
@@ -134,20 +167,31 @@ def answer_from(retrieval: Retrieval, settings: Settings) -> Answer:
         )
 
     if not settings.llm_base_url or not settings.llm_model:
-        return without("no reader is configured (set KGP_LLM_BASE_URL and KGP_LLM_MODEL)")
+        yield without("no reader is configured (set KGP_LLM_BASE_URL and KGP_LLM_MODEL)")
+        return
     started = time.perf_counter()
+    answer: str | Answer | None = None
     try:
         reader = Reader(
             ChatClient(settings),
             context_tokens=settings.llm_context_tokens,
             answer_tokens=settings.llm_answer_tokens,
         )
-        answer = reader.read(retrieval.question, retrieval.passages)
+        if not stream:
+            answer = reader.read(retrieval.question, retrieval.passages)
+        else:
+            for answer in reader.stream(retrieval.question, retrieval.passages):
+                if isinstance(answer, str):
+                    yield answer
     except LlmError as exc:
-        return without(str(exc))
+        yield without(str(exc))
+        return
+    if not isinstance(answer, Answer):  # a reader yields its Answer last; never expected
+        yield without("the language model's reply came back without an answer")
+        return
     answer.timings = {
         **retrieval.timings,
         "read_ms": round(1000 * (time.perf_counter() - started), 2),
     }
     answer.notices = retrieval.notices
-    return answer
+    yield answer

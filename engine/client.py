@@ -336,6 +336,15 @@ class KnowledgeGraph(Closing):
         )
         return answer_from(retrieval, self.settings)
 
+    def ask_stream(
+        self, question: str, k: int | None = None, **choices: str | None
+    ) -> Iterator[str | Answer]:
+        """``ask`` as the model writes: the reply's pieces as they come, then the Answer, last
+        (only the Answer without a reader). Retrieval is done before this returns."""
+        from kgp.agents.reader import answer_stream
+
+        return answer_stream(self.retrieve(question, k, **choices), self.settings)
+
     @property
     def caller(self) -> Caller:
         """Who this graph reads as: the groups whose documents it returns, or the admin."""
@@ -348,9 +357,10 @@ class KnowledgeGraph(Closing):
             return self.store.counts()
 
     def documents(self) -> list[DocumentSummary]:
-        """The documents the caller may read, by id (with the caller's groups among theirs)."""
+        """The documents the caller may read, by id (with the caller's groups among theirs),
+        with their passages and tables counted."""
         with self._rw.reading():
-            return self.store.list_documents()
+            return self.store.list_documents(counts=True)
 
     def traces(self, limit: int = 25) -> list[dict[str, Any]]:
         """The saved traces the caller may see (those saved by callers with no group the

@@ -1,6 +1,7 @@
 """A graph served by ``kgp serve``, used like one opened with ``kgp.open``: the same methods
-(``retrieve``, ``ask``, ``add``, ``remove``, ``documents``, ``stats``, ``traces``) and the same
-result types, so an application moves from embedded to served by changing one line::
+(``retrieve``, ``ask``, ``ask_stream``, ``add``, ``remove``, ``documents``, ``stats``,
+``traces``) and the same result types, so an application moves from embedded to served by
+changing one line::
 
     with kgp.connect("http://kb.internal:8000", api_key=key) as kg:     # was kgp.open(...)
         kg.retrieve("Which station recorded the most rain?").passages
@@ -12,6 +13,7 @@ an unreachable server :class:`~kgp.errors.StoreUnavailableError`."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import fields
 from pathlib import Path
 from types import TracebackType
@@ -29,6 +31,7 @@ from kgp.errors import (
     StoreUnavailableError,
 )
 from kgp.ingest.report import Skipped, SyncReport
+from kgp.serve.events import EventReader, read_events
 from kgp.stores.model import DocumentSummary, GraphCounts
 
 TIMEOUT = httpx.Timeout(120.0, connect=10.0)
@@ -80,6 +83,20 @@ def _answer(body: dict[str, Any]) -> Answer:
     return answer
 
 
+def _streamed(
+    events: Iterator[tuple[str, Any]], evidence: list[dict[str, Any]]
+) -> Iterator[str | Answer]:
+    """The pieces and the Answer of a streamed ``/ask`` (see :mod:`kgp.serve.events`);
+    ``evidence`` keeps the passages sent first until the answer comes."""
+    for name, data in events:
+        if name == "evidence":
+            evidence[:] = data.get("passages", [])
+        elif name == "token":
+            yield str(data["text"])
+        elif name == "answer":
+            yield _answer({**data, "passages": evidence})
+
+
 def _documents(rows: list[dict[str, Any]]) -> list[DocumentSummary]:
     return [
         DocumentSummary(
@@ -89,6 +106,8 @@ def _documents(rows: list[dict[str, Any]]) -> list[DocumentSummary]:
             str(r.get("title", "")),
             int(r.get("pages") or 0),
             tuple(r.get("groups") or ()),
+            int(r.get("passages") or 0),
+            int(r.get("tables") or 0),
         )
         for r in rows
     ]
@@ -135,6 +154,21 @@ class RemoteGraph(Closing):
     def ask(self, question: str, k: int | None = None, **options: Any) -> Answer:
         return _answer(self._call("POST", "/ask", json=_query(question, k, options)))
 
+    def ask_stream(
+        self, question: str, k: int | None = None, **options: Any
+    ) -> Iterator[str | Answer]:
+        """``ask`` as the model writes: the reply's pieces as they come, then the Answer, last
+        (as ``KnowledgeGraph.ask_stream``)."""
+        body = {**_query(question, k, options), "stream": True}
+        try:
+            with self._http.stream("POST", "/ask", json=body) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    raise _error(response)
+                yield from _streamed(read_events(response.iter_lines()), [])
+        except httpx.HTTPError as exc:
+            raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
+
     def add(self, *paths: str | Path) -> SyncReport:
         """Upload files; each becomes ``<key name>/<file name>`` with the key's upload groups."""
         return _report(self._call("POST", "/documents", files=_files([Path(p) for p in paths])))
@@ -174,6 +208,26 @@ class AsyncRemoteGraph:
 
     async def ask(self, question: str, k: int | None = None, **options: Any) -> Answer:
         return _answer(await self._call("POST", "/ask", json=_query(question, k, options)))
+
+    async def ask_stream(
+        self, question: str, k: int | None = None, **options: Any
+    ) -> AsyncIterator[str | Answer]:
+        """``RemoteGraph.ask_stream`` with ``async for``."""
+        body = {**_query(question, k, options), "stream": True}
+        try:
+            async with self._http.stream("POST", "/ask", json=body) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise _error(response)
+                evidence: list[dict[str, Any]] = []
+                reader = EventReader()
+                async for line in response.aiter_lines():
+                    done = reader.feed(line)
+                    if done is not None:
+                        for item in _streamed(iter([done]), evidence):
+                            yield item
+        except httpx.HTTPError as exc:
+            raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
 
     async def add(self, *paths: str | Path) -> SyncReport:
         files = _files([Path(p) for p in paths])

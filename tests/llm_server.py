@@ -1,6 +1,7 @@
 """A small local HTTP server that speaks OpenAI's chat-completions protocol, for tests: it
 answers with a function of the prompt, and can be scripted to fail first (HTTP status codes, a
-slow reply), so retries and timeouts are exercised against a real socket."""
+slow reply), so retries and timeouts are exercised against a real socket. Asked to stream, it
+sends the reply in server-sent chunks as OpenAI does (or drops the connection halfway)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ class ChatServer:
     requests: list[dict[str, Any]] = field(default_factory=list)
     url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
+    cut_stream: bool = False  # a streamed reply drops its connection halfway
+    piece_delay: float = 0.0  # seconds between streamed pieces
 
     def next_step(self) -> tuple[str, float] | None:
         with self.lock:
@@ -42,6 +45,35 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _stream(self, content: str, model: str) -> None:
+            """The reply as OpenAI streams it: server-sent chunks of a few characters, then
+            [DONE]; with ``server.cut_stream``, the connection drops halfway instead."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            pieces = [content[i : i + 4] for i in range(0, len(content), 4)]
+            deltas: list[tuple[dict[str, str], str | None]] = [
+                ({"content": p}, None) for p in pieces
+            ]
+            deltas.append(({}, "stop"))  # the last chunk says why the reply ended
+            for n, (delta, finish) in enumerate(deltas):
+                if server.cut_stream and n == len(pieces) // 2:
+                    self.wfile.flush()
+                    self.connection.shutdown(2)  # SHUT_RDWR: the reply stops midway
+                    return
+                chunk = {
+                    "id": "chatcmpl-test",
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                }
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.flush()
+                time.sleep(server.piece_delay)
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
@@ -57,6 +89,9 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             if step is not None and step[0] == "sleep":
                 time.sleep(step[1])
             content = server.respond(body.get("messages", []))
+            if body.get("stream"):
+                self._stream(content, str(body.get("model", "test")))
+                return
             self._send(
                 200,
                 {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from kgp.agents.reader import answer_prompt, fit_context, parse_citations
+from kgp.agents.reader import Answer, answer_prompt, fit_context, parse_citations
 from kgp.agents.results import RetrievedPassage
 from kgp.agents.structural import Reference, caption_number, detect
 from kgp.client import KnowledgeGraph
@@ -365,6 +365,40 @@ def test_ask_answers_with_cited_passages(kg: KnowledgeGraph, llm: ChatServer) ->
     assert "most rain" in cited.text
     prompt = llm.requests[-1]["messages"][-1]["content"]
     assert prompt.startswith("Given the following question and contexts")
+
+
+def test_ask_stream_sends_the_reply_piece_by_piece_then_the_answer(
+    kg: KnowledgeGraph, llm: ChatServer
+) -> None:
+    client = graph_settings(kg, llm_base_url=llm.url, llm_model="m")
+    items = list(client.ask_stream(QUESTION, k=10))
+    *pieces, answer = items
+    assert len(pieces) > 1 and all(isinstance(p, str) for p in pieces)
+    assert isinstance(answer, Answer) and answer.error is None
+    assert re.fullmatch(r"Cedar Hollow \[\d+\]", "".join(pieces)), "the raw reply, marks and all"
+    assert llm.requests[-1]["stream"] is True
+    whole = client.ask(QUESTION, k=10)
+    assert (answer.answer, answer.cited, answer.context) == (
+        whole.answer,
+        whole.cited,
+        whole.context,
+    )
+    assert "read_ms" in answer.timings
+
+
+def test_ask_stream_cut_midway_or_without_a_reader_ends_with_the_evidence(
+    kg: KnowledgeGraph, llm: ChatServer
+) -> None:
+    llm.cut_stream = True
+    client = graph_settings(kg, llm_base_url=llm.url, llm_model="m", llm_retries=0)
+    *pieces, answer = client.ask_stream(QUESTION, k=5)
+    assert isinstance(answer, Answer) and answer.answer is None and len(answer.passages) == 5
+    assert "the reply stopped midway" in str(answer.error)
+    assert "Cedar Hollow".startswith("".join(str(p) for p in pieces)), "what came, then the cut"
+    assert "Traceback" not in str(answer.error) and "\n" not in str(answer.error)
+    (alone,) = kg.ask_stream(QUESTION, k=3)
+    assert isinstance(alone, Answer) and alone.answer is None and len(alone.passages) == 3
+    assert alone.error == "no reader is configured (set KGP_LLM_BASE_URL and KGP_LLM_MODEL)"
 
 
 @pytest.mark.slow

@@ -6,62 +6,23 @@ from __future__ import annotations
 
 import json
 import os
-import socket
+import re
 import stat
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import kgp
 import pytest
+from kgp.errors import AccessDeniedError
 from kgp.ingest.access import ACCESS_FILE
 from kgp.ingest.embedding import Encoder
 
 from tests.corpus_files import write_corpus
+from tests.llm_server import chat_server
+from tests.served import Server, auth, free_port, reply_from_context, run_kgp, serving
 
 HR = {"cities/egypt.txt", "cities/nepal.md"}
-
-
-@dataclass
-class Server:
-    url: str
-    keys: dict[str, str]  # name -> key
-    process: subprocess.Popen[str]
-    data_dir: Path
-
-    def upload(self, key: str, *files: tuple[str, bytes]) -> httpx.Response:
-        sent = [("file", (name, content, "application/octet-stream")) for name, content in files]
-        return httpx.post(
-            self.url + "/documents", files=sent, headers=auth(self.keys[key]), timeout=120
-        )
-
-    def get(self, path: str, key: str | None = None) -> httpx.Response:
-        return httpx.get(self.url + path, headers=auth(self.keys.get(key or "")), timeout=60)
-
-    def post(self, path: str, body: object, key: str | None = None) -> httpx.Response:
-        return httpx.post(
-            self.url + path, json=body, headers=auth(self.keys.get(key or "")), timeout=60
-        )
-
-
-def auth(key: str | None) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"} if key else {}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def run_kgp(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kgp", *args], capture_output=True, text=True, timeout=120
-    )
 
 
 @pytest.fixture(scope="module")
@@ -78,34 +39,16 @@ def server(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterat
         made = run_kgp("key", name, "--groups", groups, *more, "--keys", str(keys_file))
         assert made.returncode == 0, made.stderr
         keys[name] = made.stdout.strip()
-    port = free_port()
-    environment = {**os.environ, "KGP_MAX_FILE_MB": "0.5"}
-    process = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "kgp", "--data-dir", str(root / "kb"), "serve"),
-            *("--port", str(port), "--keys", str(keys_file)),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            if httpx.get(url + "/health", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"kgp serve did not start: {process.communicate()[1][-2000:]}")
-        time.sleep(0.3)
-    yield Server(url, keys, process, root / "kb")
-    process.terminate()
-    _, errors = process.communicate(timeout=30)
-    assert "Traceback" not in errors, errors
+    with (
+        chat_server(reply_from_context) as llm,
+        serving(
+            root / "kb",
+            keys=keys_file,
+            env={"KGP_MAX_FILE_MB": "0.5", "KGP_LLM_BASE_URL": llm.url, "KGP_LLM_MODEL": "m"},
+        ) as served,
+    ):
+        served.keys = keys
+        yield served
 
 
 def test_keys_are_stored_hashed_and_private(server: Server, tmp_path: Path) -> None:
@@ -135,8 +78,9 @@ def test_each_key_reads_as_its_groups(server: Server) -> None:
     assert documents["alice"] == HR and documents["root"] >= HR | documents["bob"]
     assert server.get("/stats", "alice").json()["labels"]["Document"] == 2
     answer = server.post("/ask", {"question": "What is the capital of Nepal?"}, "alice")
-    assert answer.status_code == 200 and answer.json()["answer"] is None  # no reader set up
+    assert answer.status_code == 200 and answer.json()["answer"], answer.text
     assert {p["document"]["id"] for p in answer.json()["passages"]} <= HR
+    assert answer.json()["cited"] == answer.json()["context"][:1]
 
 
 def test_saved_traces_are_listed_to_their_callers_only(server: Server) -> None:
@@ -260,6 +204,7 @@ def test_the_remote_client_has_the_methods_and_types_of_open(
     server: Server, tmp_path: Path
 ) -> None:
     """kgp.connect gives what kgp.open gives: an application switches by changing one line."""
+    from kgp.agents.reader import Answer
     from kgp.agents.results import Retrieval, RetrievedPassage
     from kgp.errors import AccessDeniedError, DocumentError
     from kgp.ingest.report import SyncReport
@@ -277,7 +222,9 @@ def test_the_remote_client_has_the_methods_and_types_of_open(
         assert all(isinstance(d, DocumentSummary) for d in documents)
         assert "alice/ferry-fares.md" in {d.id for d in documents}
         assert isinstance(kg.stats(), GraphCounts)
-        assert kg.ask("How much is a night ferry ticket?").answer is None  # no reader here
+        answer = kg.ask("How much is a night ferry ticket?")
+        assert isinstance(answer, Answer) and answer.answer and answer.cited
+        assert all(isinstance(p, RetrievedPassage) for p in answer.passages)
         with pytest.raises(AccessDeniedError, match="403 removing needs the admin view"):
             kg.remove("alice/ferry-fares.md")
     with kgp.connect(server.url, api_key=server.keys["root"]) as admin:
@@ -305,6 +252,92 @@ def test_the_async_client(server: Server) -> None:
 
     distinct, documents = asyncio.run(main())
     assert distinct == 1 and documents >= 2
+
+
+def stream_events(server: Server, key: str, body: dict[str, object], **headers: str) -> list:
+    """The server-sent events of one streamed /ask, as (name, data)."""
+    from kgp.serve.events import read_events
+
+    with httpx.stream(
+        "POST",
+        server.url + "/ask",
+        json=body,
+        headers={**auth(server.keys[key]), **headers},
+        timeout=60,
+    ) as response:
+        assert response.status_code == 200, response.read()
+        assert response.headers["content-type"].startswith("text/event-stream")
+        return list(read_events(response.iter_lines()))
+
+
+def test_ask_streams_server_sent_events(server: Server) -> None:
+    question = {"question": "What is the capital of Nepal?", "k": 6}
+    for body, headers in (
+        ({**question, "stream": True}, {}),
+        (question, {"Accept": "text/event-stream"}),
+    ):
+        events = stream_events(server, "alice", body, **headers)
+        names = [name for name, _ in events]
+        assert names[0] == "evidence" and names[-1] == "answer", names
+        assert names.count("token") >= 2 and set(names[1:-1]) == {"token"}
+        evidence, answer = events[0][1], events[-1][1]
+        assert {p["document"]["id"] for p in evidence["passages"]} <= HR
+        reply = "".join(data["text"] for name, data in events if name == "token")
+        assert reply.endswith("[1]") and answer["answer"] == reply.removesuffix(" [1]")
+        assert answer["cited"] == [evidence["passages"][0]["id"]] and "passages" not in answer
+        whole = server.post("/ask", question, "alice").json()
+        assert (whole["answer"], whole["cited"]) == (answer["answer"], answer["cited"])
+    refused = server.post("/ask", {"question": "x", "stream": "yes please"}, "alice")
+    assert refused.status_code == 422 and "stream" in refused.json()["error"]
+
+
+def test_the_remote_client_streams_the_answer(server: Server) -> None:
+    import asyncio
+
+    from kgp.agents.reader import Answer
+
+    with kgp.connect(server.url, api_key=server.keys["bob"]) as kg:
+        *pieces, answer = kg.ask_stream("Which mountain is the highest?", 4)
+    assert pieces and all(isinstance(p, str) for p in pieces)
+    assert isinstance(answer, Answer) and answer.answer and len(answer.passages) == 4
+    assert not {p.document["id"] for p in answer.passages} & HR
+
+    async def main() -> list[str | Answer]:
+        async with kgp.connect_async(server.url, api_key=server.keys["bob"]) as remote:
+            return [item async for item in remote.ask_stream("Which mountain is the highest?", 4)]
+
+    *more, last = asyncio.run(main())
+    assert "".join(map(str, more)) == "".join(pieces)
+    assert isinstance(last, Answer) and last.cited == answer.cited
+    with (
+        kgp.connect(server.url, api_key="kgp_wrong") as stranger,
+        pytest.raises(AccessDeniedError, match="401"),
+    ):
+        list(stranger.ask_stream("Which mountain is the highest?"))
+
+
+def test_streaming_without_a_reader_sends_the_evidence_then_why(tmp_path: Path) -> None:
+    from kgp.agents.results import Retrieval
+    from kgp.serve.events import answer_events, read_events
+    from kgp.settings import Settings
+
+    retrieval = Retrieval("Why?", timings={"total_ms": 1.0})
+    text = "".join(answer_events(retrieval, Settings(data_dir=tmp_path)))
+    events = list(read_events(text.splitlines()))
+    assert [name for name, _ in events] == ["evidence", "answer"]
+    assert events[1][1]["answer"] is None and "no reader is configured" in events[1][1]["error"]
+
+
+def test_the_page_and_its_assets_ship_with_the_package(server: Server) -> None:
+    page = httpx.get(server.url + "/", timeout=30)
+    assert page.status_code == 200 and "<title>kgp" in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    for asset in ("static/app.js", "static/app.css"):
+        served = httpx.get(f"{server.url}/{asset}", timeout=30)
+        assert served.status_code == 200 and len(served.text) > 1000
+        addresses = re.findall(r"https?://[^\s\"'`)]+", served.text)
+        assert addresses in ([], ["http://www.w3.org/2000/svg"]), "no CDN, nothing fetched"
+    assert httpx.get(server.url + "/static/../app.py", timeout=30).status_code == 404
 
 
 def test_an_unreachable_server_is_one_line() -> None:

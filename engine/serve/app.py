@@ -9,19 +9,29 @@ not exist. Errors are JSON ``{"error": "..."}`` naming the problem; never a trac
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
 from kgp.access import ADMIN_CALLER, Caller
+from kgp.agents.reader import answer_from
 from kgp.client import KnowledgeGraph
 from kgp.errors import AccessDeniedError, ConfigurationError, KgpError
 from kgp.serve.errors import HttpError
+from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys
 from kgp.serve.uploads import save_uploads
 from pydantic import BaseModel, ConfigDict, Field
 
+STATIC = Path(__file__).with_name("static")  # the page's HTML, CSS and JavaScript
+PAGE_HEADERS = {  # the page loads nothing from elsewhere and runs no inline script
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 MAX_QUESTION_CHARS = 20_000  # a longer body is refused; the retriever uses the first 4,000
 
 
@@ -36,6 +46,7 @@ class Query(BaseModel):
     order: str | None = None
     method: str | None = None
     save_trace: bool = False
+    stream: bool = False  # /ask: server-sent events (evidence, the reply's pieces, the answer)
 
     def choices(self) -> dict[str, str | None]:
         """The retrieval's choices, as ``KnowledgeGraph.retrieve`` and ``ask`` take them."""
@@ -103,6 +114,13 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None) -> FastAPI:
     def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": f"internal error ({type(exc).__name__})"}, status_code=500)
 
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        """The web page: upload, list, ask, and the answer with its evidence and paths."""
+        return FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
     @app.get("/health")
     def health() -> dict[str, Any]:
         """Whether the server and its store answer (no key needed)."""
@@ -126,6 +144,8 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None) -> FastAPI:
                     "title": d.title,
                     "pages": d.pages,
                     "groups": list(d.groups or ()),
+                    "passages": d.passages,
+                    "tables": d.tables,
                 }
                 for d in kg.documents()
             ]
@@ -183,13 +203,26 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None) -> FastAPI:
                 )
             return {**result.as_dict(), "trace": trace}
 
-    @app.post("/ask")
-    def ask(query: Query, who: Who) -> dict[str, Any]:
-        """What ``kgp ask --json`` prints: the answer, its citations and the evidence."""
+    @app.post("/ask", response_model=None)
+    def ask(
+        query: Query, who: Who, accept: Annotated[str, Header()] = ""
+    ) -> dict[str, Any] | StreamingResponse:
+        """What ``kgp ask --json`` prints: the answer, its citations and the evidence. With
+        ``"stream": true`` (or ``Accept: text/event-stream``), server-sent events instead: one
+        ``evidence`` (the retrieval), a ``token`` for each piece of the reply as the model writes
+        it (``{"text"}``, citation marks and all), then ``answer`` (the answer without the
+        evidence again)."""
         if query.save_trace:
             raise HttpError(422, "save_trace: only /retrieve saves traces")
         with reading(who):
-            return kg.ask(query.question, query.k, **query.choices()).as_dict()
+            retrieval = kg.retrieve(query.question, query.k, **query.choices())
+        if not (query.stream or "text/event-stream" in accept):
+            return answer_from(retrieval, kg.settings).as_dict()
+        return StreamingResponse(
+            answer_events(retrieval, kg.settings),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
 
     @app.get("/traces")
     def traces(who: Who, limit: int = 25) -> list[dict[str, Any]]:

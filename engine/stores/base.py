@@ -8,7 +8,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Self
 
 from kgp import cypher
@@ -182,8 +182,10 @@ class GraphStore(StoreMaintenance, StoreSearch, Closing):
         rows = self.run("delete_document", {"id": doc_id}, write=True)
         return bool(rows and rows[0]["found"])
 
-    def list_documents(self) -> list[DocumentSummary]:
-        return [
+    def list_documents(self, *, counts: bool = False) -> list[DocumentSummary]:
+        """The documents the caller may read, by id; with ``counts``, each with its passages and
+        tables counted (one more query, as long as the graph: for a list people read)."""
+        documents = [
             DocumentSummary(
                 str(r["id"]),
                 str(r["path"]),
@@ -193,6 +195,14 @@ class GraphStore(StoreMaintenance, StoreSearch, Closing):
                 stored_groups(r["groups"]),
             )
             for r in self.run("list_documents")
+        ]
+        if not counts or not documents:
+            return documents
+        rows = self.run("count_document_nodes", {"doc_ids": [d.id for d in documents]})
+        found = {str(r["id"]): (int(r["passages"]), int(r["tables"])) for r in rows}
+        return [
+            replace(d, passages=found.get(d.id, (0, 0))[0], tables=found.get(d.id, (0, 0))[1])
+            for d in documents
         ]
 
     def set_document_groups(self, groups: Mapping[str, Sequence[str]]) -> None:

@@ -119,6 +119,8 @@ class DocumentSummary:
     title: str = ""
     pages: int = 0
     groups: tuple[str, ...] | None = None  # None: a graph from before access groups
+    passages: int | None = None  # Passage nodes, table rows included; None: not counted
+    tables: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,384 @@
+// kgp serve's page: upload, list, ask, and see the answer with its evidence and reasoning paths.
+// Plain JavaScript over the HTTP API (the same endpoints as kgp.connect); no framework, no CDN.
+// Text from documents is only ever set as text, never as HTML.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+const COLOURS = ["#1f5fbf", "#c2410c", "#15803d", "#7e22ce", "#be123c", "#0e7490", "#a16207",
+  "#4d7c0f", "#9d174d", "#334155"];
+
+const state = { key: sessionStorage.getItem("kgp-key") || "", keysNeeded: false };
+
+function headers(extra) {
+  const h = Object.assign({}, extra || {});
+  if (state.key) h.Authorization = "Bearer " + state.key;
+  return h;
+}
+
+async function call(method, path, body, extra) {
+  const response = await fetch(path, { method, body, headers: headers(extra) });
+  if (response.status === 401) askForKey("That key was not accepted; enter a valid API key.");
+  if (!response.ok) {
+    let message = response.statusText;
+    try { message = (await response.json()).error || message; } catch (e) { /* not JSON */ }
+    throw new Error(message);
+  }
+  return response;
+}
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (name === "text") node.textContent = value;
+    else if (name === "class") node.className = value;
+    else node.setAttribute(name, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function say(id, text, tone) {
+  const node = $(id);
+  node.textContent = text;
+  node.className = "status" + (tone ? " " + tone : "");
+}
+
+// -- who is asking ---------------------------------------------------------------------------
+
+function askForKey(message) {
+  $("key-form").hidden = false;
+  if (message) $("who").textContent = message;
+  $("key").focus();
+}
+
+async function start() {
+  const health = await (await fetch("health")).json();
+  state.keysNeeded = Boolean(health.keys);
+  if (state.keysNeeded && !state.key) {
+    askForKey("This server needs an API key.");
+    return;
+  }
+  await refresh();
+}
+
+async function refresh() {
+  try {
+    const stats = await (await call("GET", "stats")).json();
+    const nodes = stats.labels || {};
+    $("who").textContent = `${nodes.Document || 0} documents, ${nodes.Passage || 0} passages` +
+      (state.keysNeeded ? " readable with this key" : "");
+    $("key-form").hidden = !state.keysNeeded;
+  } catch (error) {
+    $("who").textContent = error.message;
+  }
+  await listDocuments();
+}
+
+$("key-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  state.key = $("key").value.trim();
+  sessionStorage.setItem("kgp-key", state.key);
+  $("key").value = "";
+  refresh();
+});
+
+// -- documents -------------------------------------------------------------------------------
+
+async function listDocuments() {
+  const body = $("documents").tBodies[0];
+  try {
+    const documents = await (await call("GET", "documents")).json();
+    body.replaceChildren(...documents.map(documentRow));
+    $("documents-caption").textContent = documents.length
+      ? `${documents.length} documents you may read`
+      : "No documents yet: drop some above.";
+  } catch (error) {
+    $("documents-caption").textContent = "Cannot list the documents: " + error.message;
+  }
+}
+
+function documentRow(doc) {
+  const remove = el("button", { class: "quiet", type: "button", text: "✕",
+    "aria-label": `Remove ${doc.id}`, title: `Remove ${doc.id}` });
+  remove.addEventListener("click", () => removeDocument(doc.id));
+  const groups = (doc.groups || []).join(", ");
+  return el("tr", {},
+    el("td", { class: "name" }, doc.id,
+      el("small", { text: [doc.title !== doc.id ? doc.title : "", groups && `groups: ${groups}`]
+        .filter(Boolean).join(" · ") })),
+    el("td", { class: "num", text: String(doc.pages ?? "") }),
+    el("td", { class: "num", text: String(doc.tables ?? "") }),
+    el("td", { class: "num", text: String(doc.passages ?? "") }),
+    el("td", {}, remove));
+}
+
+async function removeDocument(id) {
+  if (!window.confirm(`Remove ${id} and everything kgp learnt from it?`)) return;
+  try {
+    await call("DELETE", "documents/" + id.split("/").map(encodeURIComponent).join("/"));
+    say("upload-status", `Removed ${id}.`, "good");
+  } catch (error) {
+    say("upload-status", `Cannot remove ${id}: ${error.message}`, "bad");
+  }
+  await refresh();
+}
+
+async function upload(files) {
+  if (!files.length) return;
+  const form = new FormData();
+  for (const file of files) form.append("file", file, file.name);
+  say("upload-status", `Reading ${files.length} file(s) into the graph…`);
+  try {
+    const report = await (await call("POST", "documents", form)).json();
+    const parts = ["added", "changed", "unchanged"]
+      .filter((kind) => report[kind].length)
+      .map((kind) => `${kind} ${report[kind].join(", ")}`);
+    const skipped = report.skipped.map((s) => `skipped ${s.path}: ${s.reason}`);
+    say("upload-status", [...parts, ...skipped].join("; ") || "Nothing to do.",
+      skipped.length ? "bad" : "good");
+  } catch (error) {
+    say("upload-status", "Upload refused: " + error.message, "bad");
+  }
+  await refresh();
+}
+
+const drop = $("drop");
+drop.addEventListener("click", () => $("files").click());
+drop.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" || event.key === " ") { event.preventDefault(); $("files").click(); }
+});
+drop.addEventListener("dragover", (event) => { event.preventDefault(); drop.classList.add("over"); });
+drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+drop.addEventListener("drop", (event) => {
+  event.preventDefault();
+  drop.classList.remove("over");
+  upload([...event.dataTransfer.files]);
+});
+$("files").addEventListener("change", (event) => {
+  upload([...event.target.files]);
+  event.target.value = "";
+});
+
+// -- asking ----------------------------------------------------------------------------------
+
+$("ask-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const question = $("question").value.trim() || $("question").placeholder;
+  $("question").value = question;
+  const body = { question, k: Number($("k").value) || 10, stream: true };
+  if ($("method").value) body.method = $("method").value;
+  $("ask-button").disabled = true;
+  say("ask-status", "Following the graph…");
+  $("answer").hidden = true;
+  try {
+    const response = await call("POST", "ask", JSON.stringify(body),
+      { "Content-Type": "application/json", Accept: "text/event-stream" });
+    await readEvents(response, {
+      evidence: showEvidence,
+      token: (data) => writing(data.text),
+      answer: showAnswer,
+    });
+  } catch (error) {
+    say("ask-status", error.message, "bad");
+  } finally {
+    $("ask-button").disabled = false;
+  }
+});
+
+async function readEvents(response, handlers) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let name = "message";
+      const data = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) name = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+      }
+      if (data.length && handlers[name]) handlers[name](JSON.parse(data.join("\n")));
+    }
+    if (done) return;
+  }
+}
+
+const shown = { passages: [], rank: new Map() };
+
+function showEvidence(retrieval) {
+  shown.passages = retrieval.passages;
+  shown.rank = new Map(retrieval.passages.map((p, i) => [p.id, i + 1]));
+  const ms = Math.round((retrieval.timings || {}).total_ms || 0);
+  say("ask-status", `${retrieval.passages.length} passages in ${ms} ms` +
+    (retrieval.notices || []).map((n) => " · " + n).join(""));
+  $("results").hidden = false;
+  $("answer").hidden = false;
+  $("answer-text").textContent = "";
+  $("answer-text").className = "writing";
+  $("answer-note").textContent = "";
+  drawEvidence(new Set());
+  drawPaths(new Set());
+}
+
+function writing(text) {
+  $("answer-text").textContent += text;
+}
+
+function showAnswer(answer) {
+  const text = $("answer-text");
+  text.className = "";
+  const cited = new Set(answer.cited || []);
+  if (answer.answer === null || answer.answer === undefined) {
+    text.textContent = "No answer.";
+    $("answer-note").textContent = (answer.error || "") + " The evidence is below.";
+  } else {
+    text.replaceChildren(answer.answer);
+    for (const id of answer.cited || []) {
+      const rank = shown.rank.get(id);
+      const link = el("a", { class: "cite", href: `#evidence-${rank}`, text: `[${rank}]`,
+        title: id });
+      link.addEventListener("click", () => light(id));
+      text.append(" ", link);
+    }
+    $("answer-note").textContent = cited.size
+      ? `Cites ${cited.size} of the ${(answer.context || []).length} passages it read.`
+      : "The answer cites no passage.";
+  }
+  drawEvidence(cited);
+  drawPaths(cited);
+}
+
+function colourOf(docId) {
+  const ids = [...new Set(shown.passages.map((p) => p.document.id))];
+  const at = ids.indexOf(docId);
+  return COLOURS[(at < 0 ? ids.length : at) % COLOURS.length];
+}
+
+function docOf(passageId) {
+  const known = shown.passages.find((p) => p.id === passageId);
+  return known ? known.document.id : passageId.split("#")[0];
+}
+
+function drawEvidence(cited) {
+  const items = shown.passages.map((p, i) => {
+    const rank = i + 1;
+    const via = p.hop === 0 ? "a seed" : p.path.slice(0, -1).join(" → ");
+    const kind = p.kind === "passage" ? "" : ` · ${p.kind}`;
+    const item = el("li", { id: `evidence-${rank}`, tabindex: "-1",
+      class: cited.has(p.id) ? "cited" : "", "data-id": p.id },
+      el("span", { class: "rank", text: String(rank) }),
+      el("span", { class: "meta" },
+        el("b", { text: p.document.title || p.document.id }),
+        ` · ${p.document.id} · page ${p.page} · hop ${p.hop} · score ${p.score.toFixed(3)}` +
+        ` · step ${p.step_score.toFixed(3)}${kind}` + (cited.has(p.id) ? " · cited" : "")),
+      el("span", { class: "text", text: p.text }),
+      el("span", { class: "path", text: `reached from ${via}` }));
+    return item;
+  });
+  $("evidence").replaceChildren(...items);
+}
+
+function drawPaths(cited) {
+  const columns = [];
+  const edges = new Map();
+  for (const p of shown.passages) {
+    p.path.forEach((id, hop) => {
+      columns[hop] = columns[hop] || [];
+      if (!columns.some((column) => column && column.includes(id))) columns[hop].push(id);
+      if (hop > 0) edges.set(p.path[hop - 1] + "\n" + id, cited.has(p.id));
+    });
+  }
+  const gapX = 250, gapY = 46, top = 34, left = 30, labelWidth = 118;
+  const rows = Math.max(1, ...columns.map((c) => (c ? c.length : 0)));
+  const width = left * 2 + Math.max(0, columns.length - 1) * gapX + 40 + labelWidth;
+  const height = top + rows * gapY + 10;
+  const at = new Map();
+  columns.forEach((column, hop) => (column || []).forEach((id, row) =>
+    at.set(id, [left + 14 + hop * gapX, top + 16 + row * gapY])));
+
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", height);
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `Reasoning paths: ${columns.length} levels, ` +
+    `${at.size} passages, ${edges.size} steps`);
+  const defs = svgEl("defs");
+  const marker = svgEl("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "10", refY: "5",
+    markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" });
+  marker.append(svgEl("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#8c96a6" }));
+  defs.append(marker);
+  svg.append(defs);
+  columns.forEach((_, hop) => {
+    const label = svgEl("text", { x: String(left + hop * gapX), y: "18", class: "column" });
+    label.textContent = hop === 0 ? "seeds" : `hop ${hop}`;
+    svg.append(label);
+  });
+  for (const [key, isCited] of edges) {
+    const [from, to] = key.split("\n");
+    const [x1, y1] = at.get(from), [x2, y2] = at.get(to);
+    svg.append(svgEl("path", { class: "edge" + (isCited ? " cited" : ""),
+      d: `M ${x1 + 19 + labelWidth} ${y1} C ${x1 + 60 + labelWidth} ${y1}, ` +
+        `${x2 - 50} ${y2}, ${x2 - 16} ${y2}`,
+      "marker-end": "url(#arrow)" }));
+  }
+  for (const [id, [x, y]] of at) {
+    const rank = shown.rank.get(id);
+    const group = svgEl("g", { class: "node" + (cited.has(id) ? " cited" : "") +
+      (rank ? "" : " off"), tabindex: "0", role: "button", "data-id": id,
+      "aria-label": rank ? `Evidence ${rank}: ${id}` : `${id} (on a path, not in the evidence)` });
+    const title = svgEl("title");
+    const passage = shown.passages.find((p) => p.id === id);
+    title.textContent = id + (passage ? "\n" + passage.text.slice(0, 200) : "");
+    group.append(title, svgEl("circle", { cx: String(x), cy: String(y), r: "14",
+      fill: colourOf(docOf(id)) }));
+    const number = svgEl("text", { x: String(x), y: String(y + 4), "text-anchor": "middle" });
+    number.textContent = rank ? String(rank) : "·";
+    const label = svgEl("text", { x: String(x + 19), y: String(y + 4), class: "label" });
+    label.textContent = shortName(id);
+    group.append(number, label);
+    group.addEventListener("click", () => light(id, true));
+    group.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); light(id, true); }
+    });
+    svg.append(group);
+  }
+  $("graph").replaceChildren(svg);
+  const docs = [...new Set([...at.keys()].map(docOf))];
+  $("legend").replaceChildren(...docs.map((doc) =>
+    el("li", {}, swatch(colourOf(doc)), doc)));
+}
+
+function swatch(colour) {
+  const dot = el("i", { "aria-hidden": "true" });
+  dot.style.background = colour;  // a style property, which the page's CSP allows
+  return dot;
+}
+
+function shortName(id) {
+  const [doc, place] = id.split("#");
+  const name = doc.length > 16 ? doc.slice(0, 15) + "…" : doc;
+  return place ? `${name} ${place.replace("passage=", "#")}` : name;
+}
+
+function svgEl(tag, attrs) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
+  return node;
+}
+
+function light(id, focus) {
+  for (const node of document.querySelectorAll(".lit")) node.classList.remove("lit");
+  for (const node of document.querySelectorAll(`[data-id="${CSS.escape(id)}"]`)) {
+    node.classList.add("lit");
+  }
+  const rank = shown.rank.get(id);
+  if (focus && rank) $(`evidence-${rank}`).focus();
+}
+
+start();
