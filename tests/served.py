@@ -28,7 +28,7 @@ class Server:
     def upload(self, key: str, *files: tuple[str, bytes]) -> httpx.Response:
         sent = [("file", (name, content, "application/octet-stream")) for name, content in files]
         return httpx.post(
-            self.url + "/documents", files=sent, headers=auth(self.keys[key]), timeout=120
+            self.url + "/documents", files=sent, headers=auth(self.keys.get(key)), timeout=120
         )
 
     def get(self, path: str, key: str | None = None) -> httpx.Response:

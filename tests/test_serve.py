@@ -155,6 +155,30 @@ def test_without_keys_only_loopback(tmp_path: Path) -> None:
     assert os.environ.get("KGP_SERVE_KEYS") is None
 
 
+def test_without_keys_requests_read_as_kgp_groups_and_only_the_operator_writes(
+    tmp_path: Path, encoder: Encoder
+) -> None:
+    folder = write_corpus(tmp_path / "docs")
+    (folder / ACCESS_FILE).write_text('[groups]\n"cities/*" = ["hr"]\n')
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder) as kg:
+        kg.sync(folder)
+    with serving(tmp_path / "kb", env={"KGP_GROUPS": "hr"}) as served:
+        assert {d["id"] for d in served.get("/documents").json()} == HR
+        refused = served.upload("", ("note.txt", b"A note that must not be kept."))
+        assert refused.status_code == 403 and "may not upload" in refused.json()["error"]
+        removing = httpx.delete(served.url + "/documents/cities/egypt.txt", timeout=30)
+        assert removing.status_code == 403
+    environment = {k: v for k, v in os.environ.items() if k != "KGP_GROUPS"}
+    with serving(tmp_path / "kb", env=environment) as served:  # the operator: default groups
+        added = served.upload("", ("note.txt", b"Ferries to Kom Ombo leave at dawn.")).json()
+        assert added["added"] == ["local/note.txt"]
+        documents = {d["id"]: d for d in served.get("/documents").json()}
+        assert documents["local/note.txt"]["groups"] == ["public"] and HR.isdisjoint(documents)
+        assert documents["local/note.txt"]["passages"] == 1
+        removed = httpx.delete(served.url + "/documents/local/note.txt", timeout=30)
+        assert removed.status_code == 200 and removed.json()["removed"] is True
+
+
 def test_uploads_go_through_the_sync_with_the_keys_upload_groups(server: Server) -> None:
     note = b"The Aswan ferry timetable changes in October. Night ferries stop at Kom Ombo."
     broken = b"%PDF-1.7 this is not really a PDF"

@@ -65,7 +65,7 @@ def serve(
     else:
         err.print(f"kgp: {len(loaded.keys)} API keys from {loaded.path}", highlight=False)
     try:
-        uvicorn.run(create_app(kg, loaded), host=host, port=port, log_level="warning")
+        uvicorn.run(create_app(kg, loaded, settings), host=host, port=port, log_level="warning")
     finally:
         kg.close()
 

@@ -24,6 +24,7 @@ from kgp.serve.errors import HttpError
 from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys
 from kgp.serve.uploads import save_uploads
+from kgp.settings import Settings
 from pydantic import BaseModel, ConfigDict, Field
 
 STATIC = Path(__file__).with_name("static")  # the page's HTML, CSS and JavaScript
@@ -58,21 +59,25 @@ class Query(BaseModel):
         }
 
 
-def create_app(kg: KnowledgeGraph, keys: Keys | None) -> FastAPI:
-    """The API over ``kg``; with ``keys``, every request but ``/health`` needs one."""
+def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = None) -> FastAPI:
+    """The API over ``kg``; with ``keys``, every request but ``/health`` needs one. Without,
+    every request reads as ``local`` (the user's settings: ``KGP_GROUPS``, else the default
+    groups; ``kg``'s own by default), and may write only when ``KGP_GROUPS`` is unset there (the
+    data directory's operator)."""
     app = FastAPI(title="kgp", version="1", summary="Knowledge Graph Prompting over HTTP")
     uploads = kg.settings.data_dir / "uploads"
     limit = int(kg.settings.max_file_mb * 1024 * 1024)
     nobody = Caller((f"kgp:nobody:{secrets.token_hex(8)}",))  # no document has this group
     kg.store.caller = nobody
-    fallback = kg.settings.caller if keys is None else nobody
-    operator = keys is None and kg.settings.groups is None
+    local = local or kg.settings
+    fallback = local.caller if keys is None else nobody
+    operator = keys is None and local.groups is None
 
-    local = Key("local", fallback, b"", b"", kg.settings.default_groups if operator else ())
+    local_key = Key("local", fallback, b"", b"", local.default_groups if operator else ())
 
     def requester(authorization: Annotated[str | None, Header()] = None) -> Key:
         if keys is None:
-            return local
+            return local_key
         scheme, _, secret = (authorization or "").partition(" ")
         key = keys.caller(secret.strip()) if scheme.lower() == "bearer" and secret else None
         if key is None:

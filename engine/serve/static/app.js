@@ -362,7 +362,8 @@ function swatch(colour) {
 
 function shortName(id) {
   const [doc, place] = id.split("#");
-  const name = doc.length > 16 ? doc.slice(0, 15) + "…" : doc;
+  const base = doc.split("/").pop();  // the file's name: its folder is in the legend
+  const name = base.length > 16 ? base.slice(0, 15) + "…" : base;
   return place ? `${name} ${place.replace("passage=", "#")}` : name;
 }
 

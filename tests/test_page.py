@@ -1,0 +1,197 @@
+"""The page ``kgp serve`` shows at ``/``, driven in a real headless Chromium (Debian's
+``chromium`` package through Playwright; no browser is downloaded): upload the shipped example
+documents (one dropped, one chosen from the keyboard), see them listed with their counts, ask the
+README's question, watch the answer arrive piece by piece, follow its citation to the evidence,
+see the reasoning paths drawn, and remove a document.
+
+``KGP_PAGE_SCREENSHOT=docs/serve-page.png`` keeps the screenshot the test takes."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.llm_server import chat_server
+from tests.served import Server, run_kgp, serving
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "documents"
+QUESTION = "Which station recorded the most rain, and what does it serve?"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+playwright = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[dev]'")
+expect = playwright.expect
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="no chromium on PATH (apt-get install chromium; .ci/run does)"
+    ),
+]
+
+
+def reply_citing_rain(messages: list[dict[str, str]]) -> str:
+    """A reader that answers from the context that mentions the most rain, citing it."""
+    numbers = re.findall(r"^(\d+): .*most rain", messages[-1]["content"], flags=re.MULTILINE)
+    return f"Cedar Hollow, which serves the northern farms [{numbers[0]}]" if numbers else "?"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    root = tmp_path_factory.mktemp("page")
+    with chat_server(reply_citing_rain) as llm:
+        llm.piece_delay = 0.05  # slow enough to see the answer being written
+        env = {"KGP_LLM_BASE_URL": llm.url, "KGP_LLM_MODEL": "m"}
+        with serving(root / "kb", env=env) as served:
+            yield served
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+def drop_file(page: Any, path: Path) -> None:
+    """Drop a file on the drop zone as a user dragging it from their desktop would."""
+    page.evaluate(
+        """([name, bytes]) => {
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([new Uint8Array(bytes)], name));
+            const zone = document.getElementById("drop");
+            for (const type of ["dragover", "drop"]) {
+                zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true }));
+            }
+        }""",
+        [path.name, list(path.read_bytes())],
+    )
+
+
+def rows(page: Any) -> dict[str, list[str]]:
+    cells = page.eval_on_selector_all(
+        "#documents tbody tr",
+        "rows => rows.map(r => [...r.cells].map(c => c.firstChild.textContent.trim()))",
+    )
+    return {row[0]: row[1:4] for row in cells}
+
+
+def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tmp_path: Path):
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.goto(server.url + "/")
+    expect(page.locator("#documents caption")).to_contain_text("No documents yet")
+    assert page.is_hidden("#key-form"), "no keys: no key field"
+
+    # Upload: the PDF dropped, the Markdown chosen with the keyboard (Tab to the zone, Enter).
+    drop_file(page, EXAMPLES / "rainfall-2024.pdf")
+    page.wait_for_selector("#upload-status.good", timeout=120_000)
+    assert "added local/rainfall-2024.pdf" in page.inner_text("#upload-status")
+    expect(page.locator("#documents tbody tr")).to_have_count(1)
+    page.focus("a.skip")  # the first stop on the page, then Tab, as a keyboard user moves
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "drop"
+    with page.expect_file_chooser() as chooser:
+        page.keyboard.press("Enter")
+    chooser.value.set_files([str(EXAMPLES / "stations.md"), str(EXAMPLES / "maintenance.md")])
+    expect(page.locator("#documents tbody tr")).to_have_count(3, timeout=120_000)
+    listed = rows(page)
+    assert listed["local/rainfall-2024.pdf"] == ["2", "1", "8"], "pages, tables, passages"
+    assert listed["local/stations.md"][0] == "1" and int(listed["local/stations.md"][2]) > 5
+
+    # Ask with the keyboard; count how often the answer's text changes while it is written.
+    page.evaluate(
+        """() => {
+            window.writes = 0;
+            new MutationObserver(() => window.writes++).observe(
+                document.getElementById("answer-text"),
+                { childList: true, characterData: true, subtree: true });
+        }"""
+    )
+    page.fill("#question", QUESTION)
+    page.press("#question", "Enter")
+    page.wait_for_selector("#evidence li")
+    page.wait_for_selector("#answer-text:not(.writing) a.cite", timeout=60_000)
+    assert page.evaluate("window.writes") >= 5, "the answer arrived piece by piece"
+    answer = page.inner_text("#answer-text")
+    assert answer.startswith("Cedar Hollow, which serves the northern farms")
+
+    # The citation leads to the evidence that says so.
+    citation = page.get_attribute("#answer-text a.cite", "href")
+    cited = page.locator(f"{citation}")
+    assert "most rain" in cited.inner_text() and "cited" in cited.get_attribute("class")
+    evidence = page.locator("#evidence li")
+    assert evidence.count() == 10
+    first = evidence.first.inner_text()
+    assert re.search(r"page \d+ · hop \d+ · score \d\.\d{3}", first), first
+
+    # The reasoning paths: seeds, at least one hop, one circle per passage on a path.
+    graph = page.locator("#graph svg")
+    assert graph.locator("text.column").all_text_contents()[:2] == ["seeds", "hop 1"]
+    nodes = graph.locator("g.node")
+    assert nodes.count() >= 10 and graph.locator("path.edge").count() >= 1
+    assert graph.locator("g.node.cited").count() == 1
+    hops = int(re.search(r"hop (\d+)", cited.inner_text()).group(1))  # type: ignore[union-attr]
+    assert graph.locator("path.edge.cited").count() == hops, "the cited passage's path is marked"
+    shot = Path(os.environ.get("KGP_PAGE_SCREENSHOT") or tmp_path / "page.png")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(shot), full_page=False)
+    assert shot.stat().st_size > 20_000
+
+    hop = graph.locator("g.node", has=page.locator("text", has_text=re.compile(r"^\d+$"))).last
+    hop.focus()
+    page.keyboard.press("Enter")  # a node leads to its evidence, from the keyboard too
+    focused = page.evaluate("document.activeElement.id")
+    assert focused.startswith("evidence-") and page.locator(f"#{focused}").get_attribute(
+        "data-id"
+    ) == hop.get_attribute("data-id")
+
+    # Removing asks first, then the document is gone from the list.
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("button[aria-label='Remove local/maintenance.md']")
+    expect(page.locator("#documents tbody tr")).to_have_count(2)
+    assert "Removed local/maintenance.md" in page.inner_text("#upload-status")
+    assert problems == [], problems
+    page.close()
+
+
+def test_a_refused_upload_is_said_on_the_page(server: Server, browser: Any, tmp_path: Path):
+    page = browser.new_page()
+    page.goto(server.url + "/")
+    expect(page.locator("#documents caption")).not_to_have_text("Loading…")
+    before = rows(page)
+    bad = tmp_path / "tool.exe"
+    bad.write_bytes(b"MZ not a document")
+    drop_file(page, bad)
+    page.wait_for_selector("#upload-status.bad")
+    status = page.inner_text("#upload-status")
+    assert status.startswith("Upload refused:") and "kgp reads" in status
+    assert rows(page) == before, "nothing written"
+    page.close()
+
+
+def test_with_keys_the_page_asks_for_one(browser: Any, tmp_path: Path) -> None:
+    keys = tmp_path / "keys.toml"
+    made = run_kgp("key", "carol", "--groups", "public", "--keys", str(keys))
+    assert made.returncode == 0, made.stderr
+    with serving(tmp_path / "kb", keys=keys) as served:
+        page = browser.new_page()
+        page.goto(served.url + "/")
+        page.wait_for_selector("#key-form:not([hidden])")
+        assert "needs an API key" in page.inner_text("#who")
+        assert page.evaluate("document.activeElement.id") == "key"
+        page.fill("#key", "kgp_wrong")
+        page.press("#key", "Enter")
+        expect(page.locator("#who")).to_contain_text("That key was not accepted")
+        page.fill("#key", made.stdout.strip())
+        page.press("#key", "Enter")
+        expect(page.locator("#who")).to_have_text("0 documents, 0 passages readable with this key")
+        assert "No documents yet" in page.inner_text("#documents caption")
+        page.close()
