@@ -13,7 +13,7 @@ an unreachable server :class:`~kgp.errors.StoreUnavailableError`."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import fields
 from pathlib import Path
 from types import TracebackType
@@ -122,6 +122,10 @@ def _report(body: dict[str, Any]) -> SyncReport:
     )
 
 
+def _groups(groups: Iterable[str] | None) -> dict[str, str] | None:
+    return None if groups is None else {"groups": ",".join(groups)}
+
+
 def _files(paths: list[Path]) -> list[tuple[str, tuple[str, bytes, str]]]:
     out = []
     for path in paths:
@@ -169,9 +173,11 @@ class RemoteGraph(Closing):
         except httpx.HTTPError as exc:
             raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
 
-    def add(self, *paths: str | Path) -> SyncReport:
-        """Upload files; each becomes ``<key name>/<file name>`` with the key's upload groups."""
-        return _report(self._call("POST", "/documents", files=_files([Path(p) for p in paths])))
+    def add(self, *paths: str | Path, groups: Iterable[str] | None = None) -> SyncReport:
+        """Upload files; each becomes ``<key name>/<file name>`` with the key's upload groups,
+        or ``groups`` when they are among the key's own."""
+        files = _files([Path(p) for p in paths])
+        return _report(self._call("POST", "/documents", files=files, data=_groups(groups)))
 
     def remove(self, doc_id: str) -> bool:
         return bool(self._call("DELETE", f"/documents/{doc_id}")["removed"])
@@ -229,9 +235,9 @@ class AsyncRemoteGraph:
         except httpx.HTTPError as exc:
             raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
 
-    async def add(self, *paths: str | Path) -> SyncReport:
+    async def add(self, *paths: str | Path, groups: Iterable[str] | None = None) -> SyncReport:
         files = _files([Path(p) for p in paths])
-        return _report(await self._call("POST", "/documents", files=files))
+        return _report(await self._call("POST", "/documents", files=files, data=_groups(groups)))
 
     async def remove(self, doc_id: str) -> bool:
         return bool((await self._call("DELETE", f"/documents/{doc_id}"))["removed"])

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import kgp
 import pytest
-from kgp.errors import AccessDeniedError
+from kgp.errors import AccessDeniedError, ConfigurationError
 from kgp.ingest.access import ACCESS_FILE
 from kgp.ingest.embedding import Encoder
 
@@ -34,7 +34,12 @@ def server(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterat
         kg.sync(folder)
     keys_file = root / "keys.toml"
     keys = {}
-    for name, groups, upload in (("alice", "hr", "hr"), ("bob", "public", ""), ("root", "*", "")):
+    for name, groups, upload in (
+        ("alice", "hr", "hr"),
+        ("bob", "public", ""),
+        ("root", "*", ""),
+        ("dana", "hr,staff", "hr"),
+    ):
         more = ("--upload", upload) if upload else ()
         made = run_kgp("key", name, "--groups", groups, *more, "--keys", str(keys_file))
         assert made.returncode == 0, made.stderr
@@ -197,6 +202,25 @@ def test_uploads_go_through_the_sync_with_the_keys_upload_groups(server: Server)
     assert "alice/ferries.txt" in {p["document"]["id"] for p in found.json()["passages"]}
 
 
+def test_an_upload_may_choose_among_the_keys_own_groups(server: Server, tmp_path: Path) -> None:
+    file = tmp_path / "rota.md"
+    file.write_text("# Rota\n\nThe night shift at the Aswan depot starts at ten.\n")
+    before = server.get("/documents", "root").json()
+    with kgp.connect(server.url, api_key=server.keys["dana"]) as dana:
+        with pytest.raises(ConfigurationError, match="422 groups: upload groups finance, staff"):
+            dana.add(file, groups=["staff", "finance"])
+        assert server.get("/documents", "root").json() == before, "nothing written"
+        assert dana.add(file, groups=["staff"]).added == ["dana/rota.md"]
+        mine = {d.id: d.groups for d in dana.documents()}
+        assert mine["dana/rota.md"] == ("staff",)
+        assert "dana/rota.md" not in {d["id"] for d in server.get("/documents", "alice").json()}
+        assert dana.add(file).unchanged == 1  # the same content, the key's own upload groups
+        assert {d.id: d.groups for d in dana.documents()}["dana/rota.md"] == ("hr",)
+        assert "dana/rota.md" in {d["id"] for d in server.get("/documents", "alice").json()}
+    with kgp.connect(server.url, api_key=server.keys["root"]) as admin:
+        assert admin.remove("dana/rota.md") is True
+
+
 @pytest.mark.parametrize(
     ("name", "size", "status", "error"),
     [
@@ -230,7 +254,7 @@ def test_the_remote_client_has_the_methods_and_types_of_open(
     """kgp.connect gives what kgp.open gives: an application switches by changing one line."""
     from kgp.agents.reader import Answer
     from kgp.agents.results import Retrieval, RetrievedPassage
-    from kgp.errors import AccessDeniedError, DocumentError
+    from kgp.errors import DocumentError
     from kgp.ingest.report import SyncReport
     from kgp.stores.model import DocumentSummary, GraphCounts
 

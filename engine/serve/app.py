@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Header, Request, UploadFile
+from fastapi import Depends, FastAPI, Form, Header, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
@@ -22,7 +22,7 @@ from kgp.client import KnowledgeGraph
 from kgp.errors import AccessDeniedError, ConfigurationError, KgpError
 from kgp.serve.errors import HttpError
 from kgp.serve.events import answer_events
-from kgp.serve.keys import Key, Keys
+from kgp.serve.keys import Key, Keys, upload_groups
 from kgp.serve.uploads import save_uploads
 from kgp.settings import Settings
 from pydantic import BaseModel, ConfigDict, Field
@@ -168,16 +168,29 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = N
             return {"removed": kg.remove(doc_id), "id": doc_id}
 
     @app.post("/documents")
-    def upload(key: Requester, file: list[UploadFile]) -> dict[str, Any]:
+    def upload(
+        key: Requester,
+        file: list[UploadFile],
+        groups: Annotated[str | None, Form(description="comma-separated")] = None,
+    ) -> dict[str, Any]:
         """Add or replace documents (multipart field ``file``, one or many) through the same
         sync as ``kgp sync``: each goes to ``<key name>/<file name>`` with the key's upload
-        groups; files kgp cannot read are listed under ``skipped`` with the reason."""
+        groups, or with ``groups`` (a form field) when they are among the key's own (any, for
+        an admin key or the operator); files kgp cannot read are listed under ``skipped`` with
+        the reason."""
         if not key.upload:
             raise HttpError(403, f"key {key.name!r} may not upload (kgp key --upload GROUPS)")
+        chosen = key.upload
+        if groups is not None:
+            owner = ADMIN_CALLER if keys is None else key.caller  # without keys: the operator
+            try:
+                chosen = upload_groups(groups, owner, "groups")
+            except ConfigurationError as exc:
+                raise HttpError(422, str(exc)) from None
         folder = uploads / key.name
         saved = save_uploads(file, folder, limit)  # all or none
         with reading(ADMIN_CALLER):  # one sync for the whole request
-            done = kg.add_files(saved, root=uploads, groups=key.upload)
+            done = kg.add_files(saved, root=uploads, groups=chosen)
         skipped = {s.path: s.reason for s in done.skipped}
         report: dict[str, Any] = {"added": [], "changed": [], "unchanged": [], "skipped": []}
         for path in saved:

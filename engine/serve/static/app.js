@@ -128,6 +128,8 @@ async function upload(files) {
   if (!files.length) return;
   const form = new FormData();
   for (const file of files) form.append("file", file, file.name);
+  const groups = $("upload-groups").value.trim();
+  if (groups) form.append("groups", groups);
   say("upload-status", `Reading ${files.length} file(s) into the graph…`);
   try {
     const report = await (await call("POST", "documents", form)).json();
