@@ -1,11 +1,15 @@
-// Delete one document, its pages, tables and passages, and the keywords no one else uses;
-// passages that lose SIMILAR neighbours get NEEDS_KNN.
+// Delete one document, its pages, tables and passages, and the keywords no one else uses (each
+// keyword's df loses the document's passages that used it); passages that lose SIMILAR
+// neighbours get NEEDS_KNN.
 OPTIONAL MATCH (:Passage {doc_id: $id})-[:HAS_KEYWORD]->(old:Keyword)
-WITH collect(DISTINCT old.term) AS old_terms
+WITH old.term AS term, count(old) AS n
+WITH [c IN collect({term: term, n: n}) WHERE c.term IS NOT NULL] AS old_counts
 OPTIONAL MATCH (d:Document {id: $id})
-WITH old_terms, count(d) AS found
+WITH old_counts, count(d) AS found
 CALL {
-  MATCH (p:Passage)-[:SIMILAR]->(:Passage {doc_id: $id})
+  MATCH (x:Passage {doc_id: $id})
+  WITH x  // from the document's passages: without it FalkorDB scans every passage (O(graph))
+  MATCH (p:Passage)-[:SIMILAR]->(x)
   WHERE p.doc_id <> $id
   MERGE (p)-[:NEEDS_KNN]->(p)
 }
@@ -14,16 +18,15 @@ CALL { MATCH (x:Table {doc_id: $id}) DETACH DELETE x }
 CALL { MATCH (x:Page {doc_id: $id}) DETACH DELETE x }
 CALL { MATCH (x:Document {id: $id}) DETACH DELETE x }
 CALL {
-  WITH old_terms
-  UNWIND old_terms AS term
-  MATCH (k:Keyword {term: term})
-  WITH k, size([(k)<-[:HAS_KEYWORD]-(p:Passage) | p]) AS df
-  SET k.df = df
+  WITH old_counts
+  UNWIND old_counts AS c
+  MATCH (k:Keyword {term: c.term})
+  SET k.df = k.df - c.n
 }
 CALL {
-  WITH old_terms
-  UNWIND old_terms AS term
-  MATCH (k:Keyword {term: term})
+  WITH old_counts
+  UNWIND old_counts AS c
+  MATCH (k:Keyword {term: c.term})
   WHERE k.df = 0
   DELETE k
 }

@@ -6,14 +6,18 @@
 // The new Document is pending until the sync has updated older passages' neighbours.
 // Old nodes go first, then the document, its pages, tables and passages (of prose, contained by
 // their page; of a table's rows, by their table), their NEXT,
-// HAS_KEYWORD and SIMILAR relationships; last, the df of every keyword touched is recounted and
-// keywords no passage uses any more are deleted. (The count is a pattern comprehension:
-// OPTIONAL MATCH + count() here does not see this query's own writes in FalkorDB, and a SET
-// followed by a filtered DELETE in one subquery loses the SET, hence two subqueries.)
+// HAS_KEYWORD and SIMILAR relationships; last, each keyword's df loses the old passages that
+// used it and gains the new ones ($term_counts), and keywords no passage uses any more are
+// deleted. (Counted from the parameters and the old passages, not recounted from the graph: a
+// recount walks every passage of a common keyword, which grows with the graph. A SET followed
+// by a filtered DELETE in one subquery loses the SET in FalkorDB, hence separate subqueries.)
 OPTIONAL MATCH (:Passage {doc_id: $doc.id})-[:HAS_KEYWORD]->(old:Keyword)
-WITH collect(DISTINCT old.term) AS old_terms
+WITH old.term AS term, count(old) AS n
+WITH [c IN collect({term: term, n: n}) WHERE c.term IS NOT NULL] AS old_counts
 CALL {
-  MATCH (p:Passage)-[:SIMILAR]->(:Passage {doc_id: $doc.id})
+  MATCH (x:Passage {doc_id: $doc.id})
+  WITH x  // from the document's passages: without it FalkorDB scans every passage (O(graph))
+  MATCH (p:Passage)-[:SIMILAR]->(x)
   WHERE p.doc_id <> $doc.id
   MERGE (p)-[:NEEDS_KNN]->(p)
 }
@@ -23,7 +27,7 @@ CALL { MATCH (x:Page {doc_id: $doc.id}) DETACH DELETE x }
 CALL { MATCH (x:Document {id: $doc.id}) DETACH DELETE x }
 CREATE (d:Document)
 SET d += $doc
-WITH d, old_terms
+WITH d, old_counts
 CALL {
   WITH d
   UNWIND $pages AS r
@@ -69,16 +73,20 @@ CALL {
   CREATE (a)-[:SIMILAR {score: r.score, method: r.method}]->(b)
 }
 CALL {
-  WITH old_terms
-  UNWIND old_terms + $terms AS term
-  MATCH (k:Keyword {term: term})
-  WITH k, size([(k)<-[:HAS_KEYWORD]-(p:Passage) | p]) AS df
-  SET k.df = df
+  WITH old_counts
+  UNWIND old_counts AS c
+  MATCH (k:Keyword {term: c.term})
+  SET k.df = k.df - c.n
 }
 CALL {
-  WITH old_terms
-  UNWIND old_terms AS term
-  MATCH (k:Keyword {term: term})
+  UNWIND $term_counts AS c
+  MATCH (k:Keyword {term: c.term})
+  SET k.df = coalesce(k.df, 0) + c.n
+}
+CALL {
+  WITH old_counts
+  UNWIND old_counts AS c
+  MATCH (k:Keyword {term: c.term})
   WHERE k.df = 0
   DELETE k
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -343,6 +344,11 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
         ],
         "keywords": keywords,
         "terms": sorted({row["term"] for row in keywords}),
+        # how many of the document's passages use each term: the df each keyword gains
+        "term_counts": [
+            {"term": term, "n": n}
+            for term, n in sorted(Counter(row["term"] for row in keywords).items())
+        ],
         "similar": [
             {"source": e.source, "target": e.target, "score": float(e.score), "method": e.method}
             for e in graph.similar

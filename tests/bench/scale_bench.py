@@ -1,0 +1,269 @@
+"""How kgp's cost grows with the graph: graphs of 10k, 100k and 1M passages, each measured the
+same way, the smallest the baseline of the ratios.
+
+    python -m tests.bench.scale_bench [--sizes 10000,100000,1000000] [--questions 50]
+                                      [--work-dir DIR] [--vectors standin|encoder]
+
+The documents are Markdown files of 25 passages (sentences) each, written by a unigram model of
+the 2Wiki train corpus (its words at their real frequencies, sentence lengths drawn from its
+sentences), so keyword document frequencies follow a real corpus; each document is on one of
+(documents / 4) subjects, 12 words that 45% of its words are drawn from, so passages have near
+neighbours as real text does (the stand-in vectors' mean similarity to the nearest and to the
+5th nearest passage, 0.56 and 0.48, are MiniLM's on the real 2Wiki texts, 0.56 and 0.44).
+
+With ``--vectors standin`` (the default) the vectors come from a cheap deterministic stand-in
+(a sum of per-word random vectors, normalised: texts sharing words get near vectors), so the
+store side is measured alone; ``--vectors encoder`` embeds with the real MiniLM (about 55
+passages/s here: hours at 1M). The output says which.
+
+Per size: ``write_rows_per_s`` (passages through ``kg.sync`` per second: reading, keywords,
+vectors, writes and k-NN links), ``store_mb`` (the FalkorDB server's resident memory) and
+``kb_per_passage``, ``reopen_s`` (close, open, first answered question), retrieve ``p50_ms`` /
+``p95_ms`` (the default configuration, k 30, the same question styles at every size),
+``recall_at_10`` (the vector index against exact search over every passage vector) and ``add_s``
+(one new 50-passage document). The last line is one JSON object keyed by size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import shutil
+import statistics
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import kgp
+import numpy as np
+from kgp.ingest.embedding import Encoder
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO.parent / "shared" / "data" / "qa" / "train" / "2wiki_corpus.json"
+PASSAGES_PER_DOCUMENT = 25
+DOCUMENTS_PER_TOPIC = 4
+TOPIC_SHARE = 0.45
+TOPIC_WORDS = 12
+DIMENSION = 384
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
+
+
+class StandInEncoder(Encoder):
+    """Deterministic vectors without a model: each word a fixed random vector (seeded by its
+    hash), a text the normalised sum of its words'. Cheap, and texts that share words are near,
+    so vector search and k-NN edges have structure to find."""
+
+    def __init__(self) -> None:
+        super().__init__(model="standin-bag-of-words-384", device="cpu")
+        self._words: dict[str, np.ndarray] = {}
+
+    def load(self) -> Encoder:
+        return self
+
+    @property
+    def dimension(self) -> int:
+        return DIMENSION
+
+    def _word(self, word: str) -> np.ndarray:
+        vector = self._words.get(word)
+        if vector is None:
+            seed = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "big")
+            vector = np.random.default_rng(seed).standard_normal(DIMENSION).astype(np.float32)
+            self._words[word] = vector
+        return vector
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in _WORD.findall(text.lower()):
+                out[row] += self._word(word)
+            norm = float(np.linalg.norm(out[row]))
+            out[row] = out[row] / norm if norm else self._word("<empty>") / 20.0
+        return out
+
+
+class UnigramWriter:
+    """Sentences with the 2Wiki corpus's words at their frequencies and its sentence lengths."""
+
+    def __init__(self, corpus: Path, seed: int = 17) -> None:
+        entries = json.loads(corpus.read_text())
+        words: Counter[str] = Counter()
+        lengths: list[int] = []
+        for entry in entries:
+            for sentence in re.split(r"(?<=[.!?])\s+", entry["text"]):
+                tokens = _WORD.findall(sentence)
+                if len(tokens) >= 4:
+                    lengths.append(min(len(tokens), 60))
+                    words.update(tokens)
+        self.vocabulary = np.array(list(words))
+        counts = np.array(list(words.values()), dtype=np.float64)
+        self.p = counts / counts.sum()
+        self.lengths = np.array(lengths)
+        self.rng = np.random.default_rng(seed)
+
+    def topic(self, number: int) -> np.ndarray:
+        """A topic's words: TOPIC_WORDS of the corpus's less common words, fixed by its number
+        (real documents share such words with their own sentences and with documents on the same
+        subject, which gives their vectors neighbourhoods as real text has)."""
+        rng = np.random.default_rng(1000 + number)
+        middle = self.vocabulary[np.argsort(-self.p)][200:20_000]
+        return rng.choice(middle, size=TOPIC_WORDS, replace=False)
+
+    def sentences(self, n: int, topic: np.ndarray | None = None) -> list[str]:
+        """``n`` sentences; with a topic, TOPIC_SHARE of their words are its."""
+        sizes = self.rng.choice(self.lengths, size=n)
+        flat = self.rng.choice(self.vocabulary, size=int(sizes.sum()), p=self.p)
+        if topic is not None:
+            mask = self.rng.random(flat.size) < TOPIC_SHARE
+            flat[mask] = self.rng.choice(topic, size=int(mask.sum()))
+        out, at = [], 0
+        for size in sizes:
+            words = flat[at : at + size]
+            at += size
+            out.append(" ".join(words).capitalize() + ".")
+        return out
+
+
+def write_documents(folder: Path, writer: UnigramWriter, passages: int) -> list[str]:
+    """Markdown files of PASSAGES_PER_DOCUMENT sentences; returns every sentence written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[str] = []
+    documents = passages // PASSAGES_PER_DOCUMENT
+    topics = max(10, documents // DOCUMENTS_PER_TOPIC)
+    for n in range(documents):
+        sentences = writer.sentences(PASSAGES_PER_DOCUMENT, writer.topic(n % topics))
+        # a number of its own in each sentence keeps every passage's text unique
+        sentences = [s[:-1] + f" (item {n}-{i})." for i, s in enumerate(sentences)]
+        written += sentences
+        (folder / f"doc-{n:06d}.md").write_text(f"# Document {n}\n\n" + " ".join(sentences))
+    return written
+
+
+def questions_from(sentences: list[str], count: int, seed: int = 5) -> list[str]:
+    """Questions made of two sentences' words (a multi-hop shape), the same styles at each size."""
+    rng = np.random.default_rng(seed)
+    picks = rng.choice(len(sentences), size=(count, 2), replace=False)
+    out = []
+    for a, b in picks:
+        left = sentences[a].split()[:8]
+        right = sentences[b].split()[:6]
+        out.append("Which " + " ".join([*left, "and", *right]).rstrip(".") + "?")
+    return out
+
+
+def server_mb(kg: Any) -> float:
+    pid = int(kg.store.server.pid_file.read_text())
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def recall_at_10(kg: Any, encoder: Encoder, questions: list[str]) -> float:
+    """The vector index's top 10 against exact cosine search over every passage vector."""
+    ids: list[str] = []
+    vectors: list[np.ndarray] = []
+    documents = [d.id for d in kg.documents()]
+    for at in range(0, len(documents), 500):
+        for passage in kg.store.document_passages(documents[at : at + 500]):
+            ids.append(passage.id)
+            vectors.append(np.asarray(passage.embedding, dtype=np.float32))
+    matrix = np.vstack(vectors)
+    found = []
+    for vector in encoder.encode(questions):
+        exact = {ids[i] for i in np.argsort(-(matrix @ vector))[:10]}
+        index = {hit.id for hit in kg.store.vector_search(vector.tolist(), 10)}
+        found.append(len(exact & index) / 10)
+    return statistics.mean(found)
+
+
+def measure(size: int, work: Path, writer: UnigramWriter, encoder: Encoder, count: int) -> dict:
+    folder, data_dir = work / f"docs-{size}", work / f"kb-{size}"
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.rmtree(data_dir, ignore_errors=True)
+    sentences = write_documents(folder, writer, size)
+    questions = questions_from(sentences, count)
+    started = time.perf_counter()
+    with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
+        report = kg.sync(folder)
+        write_s = time.perf_counter() - started
+        passages = kg.stats().labels.get("Passage", 0)
+        store_mb = server_mb(kg)
+    print(f"{size}: synced {len(report.added)} documents, {passages} passages in {write_s:.1f} s")
+
+    started = time.perf_counter()
+    with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
+        kg.retrieve(questions[0], 30)
+        reopen_s = time.perf_counter() - started
+        for question in questions[:3]:  # warm: models and caches
+            kg.retrieve(question, 30)
+        times = []
+        for question in questions:
+            began = time.perf_counter()
+            kg.retrieve(question, 30)
+            times.append(1000 * (time.perf_counter() - began))
+        recall = recall_at_10(kg, encoder, questions)
+        added = folder.parent / f"added-{size}"
+        shutil.rmtree(added, ignore_errors=True)
+        added.mkdir()
+        text = " ".join(writer.sentences(50, writer.topic(7)))  # a subject the graph has
+        (added / "added.md").write_text("# Added\n\n" + text)
+        began = time.perf_counter()
+        kg.add(added / "added.md")
+        add_s = time.perf_counter() - began
+    quantiles = statistics.quantiles(times, n=20)
+    return {
+        "passages": passages,
+        "p50_ms": round(statistics.median(times), 1),
+        "p95_ms": round(quantiles[18], 1),
+        "write_rows_per_s": round(passages / write_s, 1),
+        "reopen_s": round(reopen_s, 2),
+        "add_s": round(add_s, 2),
+        "store_mb": round(store_mb, 1),
+        "kb_per_passage": round(1024 * store_mb / max(passages, 1), 2),
+        "recall_at_10": round(recall, 3),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--questions", type=int, default=50)
+    parser.add_argument("--work-dir", type=Path, default=None)
+    parser.add_argument("--vectors", choices=["standin", "encoder"], default="standin")
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    args = parser.parse_args()
+    if not args.corpus.is_file():
+        raise SystemExit(f"no corpus at {args.corpus}; pass --corpus")
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    if args.vectors == "standin":
+        encoder: Encoder = StandInEncoder()
+        print("vectors: a deterministic stand-in (bag of random word vectors), not the encoder:")
+        print("the store side is measured alone; embedding would add ~18 ms per passage here")
+    else:
+        encoder = Encoder(model="all-MiniLM-L6-v2", device="cpu").load()
+        print("vectors: the real encoder (all-MiniLM-L6-v2, CPU)")
+    work = args.work_dir or Path(tempfile.mkdtemp(prefix="kgp-scale-"))
+    writer = UnigramWriter(args.corpus)
+    results: dict[str, dict] = {}
+    for size in sizes:
+        results[str(size)] = measure(size, work, writer, encoder, args.questions)
+        row = results[str(size)]
+        base = results[str(sizes[0])]
+        print(
+            f"{size}: p50 {row['p50_ms']} ms ({row['p50_ms'] / base['p50_ms']:.2f}x the "
+            f"{sizes[0]} graph), p95 {row['p95_ms']} ms, {row['write_rows_per_s']} passages/s, "
+            f"reopen {row['reopen_s']} s, add {row['add_s']} s, store {row['store_mb']} MB "
+            f"({row['kb_per_passage']} KB/passage), recall@10 {row['recall_at_10']}",
+            flush=True,
+        )
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
