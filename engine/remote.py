@@ -18,6 +18,7 @@ from dataclasses import fields
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
+from urllib.parse import quote
 
 import httpx
 from kgp.agents.reader import Answer
@@ -83,33 +84,26 @@ def _answer(body: dict[str, Any]) -> Answer:
     return answer
 
 
-def _streamed(
-    events: Iterator[tuple[str, Any]], evidence: list[dict[str, Any]]
-) -> Iterator[str | Answer]:
-    """The pieces and the Answer of a streamed ``/ask`` (see :mod:`kgp.serve.events`);
-    ``evidence`` keeps the passages sent first until the answer comes."""
-    for name, data in events:
-        if name == "evidence":
-            evidence[:] = data.get("passages", [])
-        elif name == "token":
-            yield str(data["text"])
-        elif name == "answer":
-            yield _answer({**data, "passages": evidence})
+def _streamed(name: str, data: Any, evidence: list[dict[str, Any]]) -> str | Answer | None:
+    """What one event of a streamed ``/ask`` gives (see :mod:`kgp.serve.events`): a piece of
+    the reply, the Answer, or nothing (``evidence`` keeps the passages sent first until the
+    answer comes)."""
+    if name == "evidence":
+        evidence[:] = data.get("passages", [])
+    elif name == "token":
+        return str(data["text"])
+    elif name == "answer":
+        return _answer({**data, "passages": evidence})
+    return None
 
 
 def _documents(rows: list[dict[str, Any]]) -> list[DocumentSummary]:
+    names = {f.name for f in fields(DocumentSummary)} - {"groups"}
     return [
         DocumentSummary(
-            str(r["id"]),
-            str(r.get("path", "")),
-            str(r.get("sha256", "")),
-            str(r.get("title", "")),
-            int(r.get("pages") or 0),
-            tuple(r.get("groups") or ()),
-            int(r.get("passages") or 0),
-            int(r.get("tables") or 0),
+            **{k: v for k, v in row.items() if k in names}, groups=tuple(row.get("groups") or ())
         )
-        for r in rows
+        for row in rows
     ]
 
 
@@ -120,6 +114,11 @@ def _report(body: dict[str, Any]) -> SyncReport:
         unchanged=len(body.get("unchanged", [])),
         skipped=[Skipped(s["path"], s["reason"]) for s in body.get("skipped", [])],
     )
+
+
+def _document_path(doc_id: str) -> str:
+    """The URL path of a document: its id quoted (an id may hold spaces, ``#`` or ``?``)."""
+    return "/documents/" + quote(doc_id, safe="/")
 
 
 def _groups(groups: Iterable[str] | None) -> dict[str, str] | None:
@@ -169,7 +168,11 @@ class RemoteGraph(Closing):
                 if response.status_code >= 400:
                     response.read()
                     raise _error(response)
-                yield from _streamed(read_events(response.iter_lines()), [])
+                evidence: list[dict[str, Any]] = []
+                for name, data in read_events(response.iter_lines()):
+                    item = _streamed(name, data, evidence)
+                    if item is not None:
+                        yield item
         except httpx.HTTPError as exc:
             raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
 
@@ -180,7 +183,7 @@ class RemoteGraph(Closing):
         return _report(self._call("POST", "/documents", files=files, data=_groups(groups)))
 
     def remove(self, doc_id: str) -> bool:
-        return bool(self._call("DELETE", f"/documents/{doc_id}")["removed"])
+        return bool(self._call("DELETE", _document_path(doc_id))["removed"])
 
     def documents(self) -> list[DocumentSummary]:
         return _documents(self._call("GET", "/documents"))
@@ -229,9 +232,9 @@ class AsyncRemoteGraph:
                 reader = EventReader()
                 async for line in response.aiter_lines():
                     done = reader.feed(line)
-                    if done is not None:
-                        for item in _streamed(iter([done]), evidence):
-                            yield item
+                    item = _streamed(*done, evidence) if done is not None else None
+                    if item is not None:
+                        yield item
         except httpx.HTTPError as exc:
             raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
 
@@ -240,7 +243,7 @@ class AsyncRemoteGraph:
         return _report(await self._call("POST", "/documents", files=files, data=_groups(groups)))
 
     async def remove(self, doc_id: str) -> bool:
-        return bool((await self._call("DELETE", f"/documents/{doc_id}"))["removed"])
+        return bool((await self._call("DELETE", _document_path(doc_id)))["removed"])
 
     async def documents(self) -> list[DocumentSummary]:
         return _documents(await self._call("GET", "/documents"))

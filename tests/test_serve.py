@@ -286,6 +286,28 @@ def test_the_remote_client_has_the_methods_and_types_of_open(
         stranger.stats()
 
 
+def test_a_document_id_with_a_space_and_a_hash_is_removed_by_the_clients(
+    server: Server, tmp_path: Path
+) -> None:
+    import asyncio
+
+    names = ["minutes #3.md", "notes ?draft.md"]
+    for name in names:
+        (tmp_path / name).write_text(f"# Minutes\n\nThe {name} ferry meeting moved to Aswan.\n")
+    with kgp.connect(server.url, api_key=server.keys["alice"]) as alice:
+        assert alice.add(*(tmp_path / n for n in names)).added == [f"alice/{n}" for n in names]
+    with kgp.connect(server.url, api_key=server.keys["root"]) as admin:
+        assert admin.remove("alice/minutes #3.md") is True
+
+    async def remove() -> bool:
+        async with kgp.connect_async(server.url, api_key=server.keys["root"]) as remote:
+            return await remote.remove("alice/notes ?draft.md")
+
+    assert asyncio.run(remove()) is True
+    left = {d["id"] for d in server.get("/documents", "root").json()}
+    assert not left & {f"alice/{n}" for n in names}
+
+
 def test_the_async_client(server: Server) -> None:
     import asyncio
 

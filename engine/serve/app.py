@@ -9,6 +9,7 @@ not exist. Errors are JSON ``{"error": "..."}`` naming the problem; never a trac
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -141,19 +142,7 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = N
     def documents(who: Who) -> list[dict[str, Any]]:
         """The documents the caller may read."""
         with reading(who):
-            return [
-                {
-                    "id": d.id,
-                    "path": d.path,
-                    "sha256": d.sha256,
-                    "title": d.title,
-                    "pages": d.pages,
-                    "groups": list(d.groups or ()),
-                    "passages": d.passages,
-                    "tables": d.tables,
-                }
-                for d in kg.documents()
-            ]
+            return [{**asdict(d), "groups": list(d.groups or ())} for d in kg.documents()]
 
     @app.delete("/documents/{doc_id:path}")
     def remove(doc_id: str, who: Who) -> dict[str, Any]:

@@ -200,10 +200,11 @@ class GraphStore(StoreMaintenance, StoreSearch, Closing):
             return documents
         rows = self.run("count_document_nodes", {"doc_ids": [d.id for d in documents]})
         found = {str(r["id"]): (int(r["passages"]), int(r["tables"])) for r in rows}
-        return [
-            replace(d, passages=found.get(d.id, (0, 0))[0], tables=found.get(d.id, (0, 0))[1])
-            for d in documents
-        ]
+        counted = []
+        for d in documents:
+            passages, tables = found.get(d.id, (0, 0))
+            counted.append(replace(d, passages=passages, tables=tables))
+        return counted
 
     def set_document_groups(self, groups: Mapping[str, Sequence[str]]) -> None:
         """Who may read each document (id -> groups), changed on the Document nodes alone, in
