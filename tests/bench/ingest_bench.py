@@ -25,16 +25,10 @@ from kgp.ingest.sync import Syncer
 from kgp.settings import load_settings
 from kgp.stores import FalkorStore
 
+from tests.bench import memory_mb, store_server_pid
+
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "qa" / "train" / "2wiki_corpus.json"
-
-
-def server_rss_mb(store: FalkorStore) -> float:
-    pid = int(store.server.pid_file.read_text())
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def fifty_sentences(folder: Path) -> Path:
@@ -88,7 +82,7 @@ def main() -> None:
             report = syncer.sync_corpus(args.corpus, prefix="2wiki")
             ingest_s = time.perf_counter() - started
             counts = store.counts()
-            server_mb = server_rss_mb(store)
+            server_mb = memory_mb(store_server_pid(store), "VmHWM")
         rate = report.passages / ingest_s
         print(
             f"ingest: {report.passages} passages ({len(report.added)} documents) "

@@ -43,6 +43,8 @@ import kgp
 import numpy as np
 from kgp.ingest.embedding import Encoder
 
+from tests.bench import memory_mb, store_server_pid
+
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO.parent / "shared" / "data" / "qa" / "train" / "2wiki_corpus.json"
 PASSAGES_PER_DOCUMENT = 25
@@ -156,14 +158,6 @@ def questions_from(sentences: list[str], count: int, seed: int = 5) -> list[str]
     return out
 
 
-def server_mb(kg: Any) -> float:
-    pid = int(kg.store.server.pid_file.read_text())
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def recall_at_10(kg: Any, encoder: Encoder, questions: list[str]) -> float:
     """The vector index's top 10 against exact cosine search over every passage vector."""
     ids: list[str] = []
@@ -193,7 +187,7 @@ def measure(size: int, work: Path, writer: UnigramWriter, encoder: Encoder, coun
         report = kg.sync(folder)
         write_s = time.perf_counter() - started
         passages = kg.stats().labels.get("Passage", 0)
-        store_mb = server_mb(kg)
+        store_mb = memory_mb(store_server_pid(kg.store))
     print(f"{size}: synced {len(report.added)} documents, {passages} passages in {write_s:.1f} s")
 
     started = time.perf_counter()

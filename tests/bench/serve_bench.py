@@ -14,11 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -29,22 +25,11 @@ import httpx
 import kgp
 from kgp.qa import load_qa
 
+from tests.bench import memory_mb
+from tests.served import run_kgp, serving
+
 REPO = Path(__file__).resolve().parents[2]
 TRAIN = REPO.parent / "shared" / "data" / "qa" / "train"
-HOST = "127.0.0.1"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def resident_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def load(url: str, key: str, questions: list[str], clients: int, seconds: float) -> dict[str, Any]:
@@ -137,54 +122,14 @@ def main() -> None:
     print(f"in-process kg.retrieve, one thread: {inprocess}")
     keys = root / "keys.toml"
     keys.unlink(missing_ok=True)
-    made = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kgp",
-            "key",
-            "bench",
-            "--groups",
-            "*",
-            "--upload",
-            "bench",
-            "--keys",
-            str(keys),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    made = run_kgp("key", "bench", "--groups", "*", "--upload", "bench", "--keys", str(keys))
+    if made.returncode:
+        raise SystemExit(made.stderr)
     key = made.stdout.strip()
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kgp",
-            "--data-dir",
-            str(root / "kb"),
-            "serve",
-            "--host",
-            HOST,
-            "--port",
-            str(port),
-            "--keys",
-            str(keys),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ},
-    )
-    url = f"http://{HOST}:{port}"
-    try:
-        for _ in range(600):
-            try:
-                if httpx.get(url + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.5)
-        memory = {"start_mb": round(resident_mb(server.pid))}
+    with serving(root / "kb", keys=keys) as server:  # 127.0.0.1 only
+        url = server.url
+        pid = server.process.pid
+        memory = {"start_mb": round(memory_mb(pid))}
         reads = load(url, key, questions, args.clients, args.seconds)
         print(f"{args.clients} clients, {args.seconds:g} s of /retrieve: {reads}")
         stop = threading.Event()
@@ -198,11 +143,8 @@ def main() -> None:
         writer.join(300)
         mixed.update(result)
         print(f"the same while a client uploads: {mixed}")
-        memory["end_mb"] = round(resident_mb(server.pid))
+        memory["end_mb"] = round(memory_mb(pid))
         print(f"server memory: {memory}")
-    finally:
-        server.terminate()
-        server.wait(60)
     ratio = reads["per_s"] / inprocess["per_s"] if inprocess["per_s"] else 0.0
     print(f"served requests/s over in-process retrievals/s (one thread): {ratio:.2f}")
     summary = {
