@@ -407,7 +407,10 @@ def test_the_page_and_its_assets_ship_with_the_package(server: Server) -> None:
         assert served.status_code == 200 and len(served.text) > 1000
         addresses = re.findall(r"https?://[^\s\"'`)]+", served.text)
         assert addresses in ([], ["http://www.w3.org/2000/svg"]), "no CDN, nothing fetched"
-    assert httpx.get(server.url + "/static/../app.py", timeout=30).status_code == 404
+    # a path out of the assets' folder, sent as typed (httpx would fold a plain "..")
+    for escape in ("%2e%2e/app.py", "..%2fapp.py", "%2e%2e%2f%2e%2e%2fpyproject.toml"):
+        outside = httpx.get(f"{server.url}/static/{escape}", timeout=30)
+        assert outside.status_code == 404 and "def create_app" not in outside.text, escape
 
 
 def test_an_unreachable_server_is_one_line() -> None:
