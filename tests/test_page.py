@@ -210,5 +210,5 @@ def test_with_keys_the_page_asks_for_one(browser: Any, tmp_path: Path) -> None:
         page.fill("#key", made.stdout.strip())
         page.press("#key", "Enter")
         expect(page.locator("#who")).to_have_text("0 documents, 0 passages readable with this key")
-        assert "No documents yet" in page.inner_text("#documents caption")
+        expect(page.locator("#documents caption")).to_contain_text("No documents yet")
         page.close()

@@ -8,7 +8,7 @@ const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#1f5fbf", "#c2410c", "#15803d", "#7e22ce", "#be123c", "#0e7490", "#a16207",
   "#4d7c0f", "#9d174d", "#334155"];
 
-const state = { key: sessionStorage.getItem("kgp-key") || "", keysNeeded: false };
+const state = { key: sessionStorage.getItem("kgp-key") || "", keysNeeded: false, turn: 0 };
 
 function headers(extra) {
   const h = Object.assign({}, extra || {});
@@ -17,8 +17,11 @@ function headers(extra) {
 }
 
 async function call(method, path, body, extra) {
+  const key = state.key;
   const response = await fetch(path, { method, body, headers: headers(extra) });
-  if (response.status === 401) askForKey("That key was not accepted; enter a valid API key.");
+  if (response.status === 401 && key === state.key) {  // not for a key already replaced
+    askForKey("That key was not accepted; enter a valid API key.");
+  }
   if (!response.ok) {
     let message = response.statusText;
     try { message = (await response.json()).error || message; } catch (e) { /* not JSON */ }
@@ -63,16 +66,19 @@ async function start() {
 }
 
 async function refresh() {
+  const turn = ++state.turn;  // a later refresh (a new key, say) wins over this one's answers
   try {
     const stats = await (await call("GET", "stats")).json();
+    if (turn !== state.turn) return;
     const nodes = stats.labels || {};
     $("who").textContent = `${nodes.Document || 0} documents, ${nodes.Passage || 0} passages` +
       (state.keysNeeded ? " readable with this key" : "");
     $("key-form").hidden = !state.keysNeeded;
   } catch (error) {
+    if (turn !== state.turn) return;
     $("who").textContent = error.message;
   }
-  await listDocuments();
+  await listDocuments(turn);
 }
 
 $("key-form").addEventListener("submit", (event) => {
@@ -85,15 +91,17 @@ $("key-form").addEventListener("submit", (event) => {
 
 // -- documents -------------------------------------------------------------------------------
 
-async function listDocuments() {
+async function listDocuments(turn) {
   const body = $("documents").tBodies[0];
   try {
     const documents = await (await call("GET", "documents")).json();
+    if (turn !== state.turn) return;
     body.replaceChildren(...documents.map(documentRow));
     $("documents-caption").textContent = documents.length
       ? `${documents.length} documents you may read`
       : "No documents yet: drop some above.";
   } catch (error) {
+    if (turn !== state.turn) return;
     $("documents-caption").textContent = "Cannot list the documents: " + error.message;
   }
 }
