@@ -123,7 +123,6 @@ def embed_drafts(
 
 def with_embeddings(graph: DocumentGraph, vectors: np.ndarray) -> DocumentGraph:
     passages = tuple(
-        replace(p, embedding=tuple(float(x) for x in vectors[i]))
-        for i, p in enumerate(graph.passages)
+        replace(p, embedding=tuple(vectors[i].tolist())) for i, p in enumerate(graph.passages)
     )
     return replace(graph, passages=passages)

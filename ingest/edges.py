@@ -140,7 +140,10 @@ class SimilarityLinker:
             return group
         ids = group.ids
         owners = [doc_id for doc_id, pids, _ in group.docs for _ in pids]
-        replaced = set(group.doc_ids)
+        # the documents the graph holds an older version of (asked now, not from the sync's
+        # first look: another process may have written one since)
+        nodes = self.store.fetch_nodes(group.doc_ids) if self.k else {}
+        replaced = {key for key, node in nodes.items() if node["label"] == "Document"}
         stored_nonempty = self.store.vector_index_bound() > 0
         if stored_nonempty and ids:
             budget = max(256, 4 * len(ids))
@@ -148,6 +151,8 @@ class SimilarityLinker:
             hits = self._stored_candidates(group.matrix(0), owners, group.floor)
             group.candidates = [
                 {pid: sim for pid, sim in row if passage_document(pid) not in replaced}
+                if replaced
+                else dict(row)
                 for row in hits
             ]
             group.weak = [

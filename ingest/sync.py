@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import stat
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import copy_context
@@ -37,6 +37,10 @@ from kgp.stores.model import (
     stored_groups,
     text_hash,
 )
+
+# nodes (documents, passages, tables) per write query: large enough that the query's own cost
+# is small beside its rows, small enough that its parameters stay a few megabytes
+WRITE_BATCH_ROWS = 256
 
 
 class Syncer:
@@ -349,13 +353,18 @@ class Syncer:
         group = self.linker.plan(
             [(graph.document.id, passage_ids(graph), matrix) for graph, _, matrix in ready]
         )
-        for (graph, replacing, matrix), edges in zip(ready, group.edges, strict=True):
-            doc_id = graph.document.id
-            self.store.write_document(replace(graph, similar=tuple(edges)))
-            self.linker.forget(doc_id)
-            self.linker.remember(passage_ids(graph), matrix)
-            (report.changed if replacing else report.added).append(doc_id)
-            report.passages += len(graph.passages)
+        linked = [
+            (replace(graph, similar=tuple(edges)), replacing, matrix)
+            for (graph, replacing, matrix), edges in zip(ready, group.edges, strict=True)
+        ]
+        for batch in write_batches(linked):
+            self.store.write_documents([graph for graph, _, _ in batch])
+            for graph, replacing, matrix in batch:
+                doc_id = graph.document.id
+                self.linker.forget(doc_id)
+                self.linker.remember(passage_ids(graph), matrix)
+                (report.changed if replacing else report.added).append(doc_id)
+                report.passages += len(graph.passages)
         report.linked += self.linker.complete(group)
 
     def remove(self, doc_id: str) -> bool:
@@ -387,6 +396,23 @@ class Syncer:
         choose_encoder(name, recorded, self.store.describe())  # refuses another encoder
         if recorded is None:
             self.store.set_graph_encoder(name)
+
+
+def write_batches(
+    documents: list[tuple[DocumentGraph, bool, np.ndarray]],
+) -> Iterator[list[tuple[DocumentGraph, bool, np.ndarray]]]:
+    """Documents in order, several per write query: a query per one-passage document would
+    cost more than the passage (each document is still whole or absent: a query is atomic)."""
+    batch: list[tuple[DocumentGraph, bool, np.ndarray]] = []
+    rows = 0
+    for item in documents:
+        batch.append(item)
+        rows += len(item[0].passages) + len(item[0].tables) + 1
+        if rows >= WRITE_BATCH_ROWS:
+            yield batch
+            batch, rows = [], 0
+    if batch:
+        yield batch
 
 
 def passage_ids(graph: DocumentGraph) -> list[str]:

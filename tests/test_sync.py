@@ -25,7 +25,7 @@ from kgp.stores.tracer import TraceLog
 
 from tests.corpus_files import TEXTS, make_image_pdf, make_pdf, write_corpus
 
-WRITES = {"write_document", "delete_document", "replace_similar"}
+WRITES = {"write_documents", "delete_document", "replace_similar"}
 
 
 class Graph:
@@ -135,8 +135,8 @@ def test_changing_one_file_touches_only_its_document(tmp_path: Path, graphs: Any
     report = graph.sync(folder)
     graph.syncer.encoder.encode = encode  # type: ignore[method-assign]
     assert report.changed == ["rivers.txt"] and report.added == report.removed == []
-    writes = [e for e in graph.log.events if e.name == "write_document"]
-    assert len(writes) == 1 and writes[0].parameters["doc"]["id"] == "rivers.txt"
+    writes = [e for e in graph.log.events if e.name == "write_documents"]
+    assert len(writes) == 1 and writes[0].parameters["doc_ids"] == ["rivers.txt"]
     after_nodes, after_rels = graph.dump()
 
     def other_nodes(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -254,8 +254,11 @@ def test_sigkill_during_sync_then_sync_equals_clean_sync(tmp_path: Path, graphs:
     clean.store.close()
 
     data_dir = tmp_path / "killed"
+    # several documents per write query: small batches here, so that kills land between writes
+    # as well as inside one and between a write and its linking
     code = (
-        "import sys; from pathlib import Path; import kgp\n"
+        "import sys; from pathlib import Path; import kgp; import kgp.ingest.sync as s\n"
+        "s.WRITE_BATCH_ROWS = 24\n"
         "with kgp.open(data_dir=Path(sys.argv[1]), knn_k=3, device='cpu',\n"
         "              encoder='all-MiniLM-L6-v2') as kg:\n"
         "    kg.sync(Path(sys.argv[2]))\n"

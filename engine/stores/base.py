@@ -25,7 +25,7 @@ from kgp.stores.model import (
     PageContent,
     StoredPassage,
     StoredTable,
-    document_rows,
+    documents_rows,
     neighbour_rows,
     page_content,
     stored_groups,
@@ -175,7 +175,13 @@ class GraphStore(StoreMaintenance, StoreSearch, Closing):
 
     def write_document(self, graph: DocumentGraph) -> None:
         """Write one document's whole subgraph in one transaction, replacing an older version."""
-        self.run("write_document", document_rows(graph, self.dimension), write=True)
+        self.write_documents([graph])
+
+    def write_documents(self, graphs: Sequence[DocumentGraph]) -> None:
+        """Write documents' whole subgraphs in one transaction (all of them or none), each
+        replacing its older version."""
+        if graphs:
+            self.run("write_documents", documents_rows(graphs, self.dimension), write=True)
 
     def delete_document(self, doc_id: str) -> bool:
         """Delete a document, its nodes and relationships and orphaned keywords; False if absent."""

@@ -1,8 +1,8 @@
 """Plain data that crosses the store boundary, and the pure functions that shape it into rows.
 
-A :class:`DocumentGraph` is one document's whole subgraph as ingest produces it. ``document_rows``
-turns it into the parameters of the one write query, after checking that it is consistent, so a
-store never receives half a document.
+A :class:`DocumentGraph` is one document's whole subgraph as ingest produces it.
+``documents_rows`` turns documents into the parameters of the one write query, after checking that
+each is consistent, so a store never receives half a document.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import hashlib
 import itertools
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -241,7 +241,7 @@ def check_document(graph: DocumentGraph, dimension: int | None) -> None:
                 f"{where}: passage {passage.ordinal} has a {len(passage.embedding)}-dimension "
                 f"embedding, the graph uses {dimension}; re-embed it with the graph's encoder"
             )
-        if not all(math.isfinite(x) for x in passage.embedding):
+        if not all(map(math.isfinite, passage.embedding)):
             raise DocumentError(f"{where}: passage {passage.ordinal} has a non-finite embedding")
         bad = next((k for k in passage.keywords if not k or _unsafe_key(k)), None)
         if bad is not None:
@@ -269,8 +269,33 @@ def check_document(graph: DocumentGraph, dimension: int | None) -> None:
             )
 
 
+def documents_rows(graphs: Sequence[DocumentGraph], dimension: int | None = None) -> dict[str, Any]:
+    """The parameters of ``write_documents``: each document's rows, one list per kind (every
+    row names its document); raises :class:`DocumentError` when one is inconsistent or a
+    document comes twice."""
+    ids = [g.document.id for g in graphs]
+    if len(set(ids)) != len(ids):
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        raise DocumentError(f"{twice[0]}: given twice in one write; write it once")
+    merged: dict[str, Any] = {"doc_ids": ids, "docs": []}
+    terms: Counter[str] = Counter()
+    for graph in graphs:
+        rows = document_rows(graph, dimension)
+        merged["docs"].append(rows.pop("doc"))
+        terms.update({c["term"]: c["n"] for c in rows.pop("term_counts")})
+        rows.pop("terms")
+        for kind, values in rows.items():
+            merged.setdefault(kind, []).extend(values)
+    for kind in ("pages", "tables", "passages", "table_passages", "next", "keywords", "similar"):
+        merged.setdefault(kind, [])
+    merged["terms"] = sorted(terms)
+    merged["term_counts"] = [{"term": t, "n": n} for t, n in sorted(terms.items())]
+    return merged
+
+
 def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[str, Any]:
-    """The parameters of ``write_document``; raises :class:`DocumentError` when inconsistent."""
+    """One document's rows for ``write_documents``; raises :class:`DocumentError` when
+    inconsistent."""
     check_document(graph, dimension)
     doc = graph.document
     ordered = sorted(graph.passages, key=lambda p: p.ordinal)
@@ -279,6 +304,7 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
         holder = table_id(doc.id, *p.table) if p.table is not None else None
         return {
             "id": passage_id(doc.id, p.ordinal),
+            "doc_id": doc.id,
             "page_id": page_id(doc.id, p.page),
             "table_id": holder,
             "props": {
@@ -290,7 +316,7 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
                 "text_hash": text_hash(p.text),
                 **({"table_id": holder} if holder else {}),
             },
-            "embedding": [float(x) for x in p.embedding],
+            "embedding": list(map(float, p.embedding)),
         }
 
     # a passage of prose is contained by its page, a passage of table rows by its table; NEXT

@@ -79,7 +79,7 @@ class StoreSearch(RunsQueries):
             rows = [
                 {
                     "i": i,
-                    "vector": [float(x) for x in vectors[i]],
+                    "vector": list(map(float, vectors[i])),
                     "limit": depth,
                     "exclude": list(exclude_ids[i]) if i < len(exclude_ids) else [],
                     "exclude_doc": exclude_docs[i] if i < len(exclude_docs) else "",

@@ -1,36 +1,45 @@
-// Replace one document's whole subgraph in one query (FalkorDB's unit of atomicity).
+// Replace documents' whole subgraphs in one query (FalkorDB's unit of atomicity): a sync writes
+// many small documents per query, and every document is whole or absent whatever happens.
+// Every row carries its document's id (ids are document-prefixed), so the documents' rows are
+// flattened into one UNWIND per kind.
 // Passages of other documents that lose SIMILAR neighbours get a NEEDS_KNN self-relationship
 // (the sync refills them); a flag is never a property, because FalkorDB 4.16 leaves an orphan
 // vector in the index for every write to a vector-indexed node (deleted passages leave orphans
 // too: the store searches past them and rebuilds the index when they pile up).
-// The new Document is pending until the sync has updated older passages' neighbours.
-// Old nodes go first, then the document, its pages, tables and passages (of prose, contained by
-// their page; of a table's rows, by their table), their NEXT,
+// New Documents are pending until the sync has updated older passages' neighbours.
+// Old nodes go first, then the documents, their pages, tables and passages (of prose, contained
+// by their page; of a table's rows, by their table), their NEXT,
 // HAS_KEYWORD and SIMILAR relationships; last, each keyword's df loses the old passages that
 // used it and gains the new ones ($term_counts), and keywords no passage uses any more are
 // deleted. (Counted from the parameters and the old passages, not recounted from the graph: a
 // recount walks every passage of a common keyword, which grows with the graph. A SET followed
 // by a filtered DELETE in one subquery loses the SET in FalkorDB, hence separate subqueries.)
-OPTIONAL MATCH (:Passage {doc_id: $doc.id})-[:HAS_KEYWORD]->(old:Keyword)
+// Every lookup starts from an index on a row's id (tests/test_query_plans.py): a MATCH on a
+// label alone would scan every node of it, O(graph) per write.
+UNWIND $doc_ids AS doc_id
+OPTIONAL MATCH (:Passage {doc_id: doc_id})-[:HAS_KEYWORD]->(old:Keyword)
 WITH old.term AS term, count(old) AS n
 WITH [c IN collect({term: term, n: n}) WHERE c.term IS NOT NULL] AS old_counts
 CALL {
-  MATCH (x:Passage {doc_id: $doc.id})
-  WITH x  // from the document's passages: without it FalkorDB scans every passage (O(graph))
+  UNWIND $doc_ids AS doc_id
+  MATCH (x:Passage {doc_id: doc_id})
+  WITH x
   MATCH (p:Passage)-[:SIMILAR]->(x)
-  WHERE p.doc_id <> $doc.id
+  WHERE NOT p.doc_id IN $doc_ids
   MERGE (p)-[:NEEDS_KNN]->(p)
 }
-CALL { MATCH (x:Passage {doc_id: $doc.id}) DETACH DELETE x }
-CALL { MATCH (x:Table {doc_id: $doc.id}) DETACH DELETE x }
-CALL { MATCH (x:Page {doc_id: $doc.id}) DETACH DELETE x }
-CALL { MATCH (x:Document {id: $doc.id}) DETACH DELETE x }
-CREATE (d:Document)
-SET d += $doc
-WITH d, old_counts
+CALL { UNWIND $doc_ids AS doc_id MATCH (x:Passage {doc_id: doc_id}) DETACH DELETE x }
+CALL { UNWIND $doc_ids AS doc_id MATCH (x:Table {doc_id: doc_id}) DETACH DELETE x }
+CALL { UNWIND $doc_ids AS doc_id MATCH (x:Page {doc_id: doc_id}) DETACH DELETE x }
+CALL { UNWIND $doc_ids AS doc_id MATCH (x:Document {id: doc_id}) DETACH DELETE x }
 CALL {
-  WITH d
+  UNWIND $docs AS r
+  CREATE (d:Document)
+  SET d += r
+}
+CALL {
   UNWIND $pages AS r
+  MATCH (d:Document {id: r.doc_id})
   CREATE (d)-[:HAS_PAGE]->(p:Page)
   SET p += r
 }
@@ -41,15 +50,15 @@ CALL {
   SET t += r.props
 }
 CALL {
-  WITH d
   UNWIND $passages AS r
+  MATCH (d:Document {id: r.doc_id})
   MATCH (pg:Page {id: r.page_id})
   CREATE (d)-[:HAS_PASSAGE]->(p:Passage), (pg)-[:CONTAINS]->(p)
   SET p += r.props, p.embedding = vecf32(r.embedding)
 }
 CALL {
-  WITH d
   UNWIND $table_passages AS r
+  MATCH (d:Document {id: r.doc_id})
   MATCH (t:Table {id: r.table_id})
   CREATE (d)-[:HAS_PASSAGE]->(p:Passage), (t)-[:CONTAINS]->(p)
   SET p += r.props, p.embedding = vecf32(r.embedding)
@@ -90,4 +99,4 @@ CALL {
   WHERE k.df = 0
   DELETE k
 }
-RETURN d.id AS id
+RETURN size($docs) AS written

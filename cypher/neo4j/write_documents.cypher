@@ -1,26 +1,35 @@
-// Replace one document's whole subgraph (run in one transaction). Passages of other documents
-// that lose SIMILAR neighbours get a NEEDS_KNN self-relationship (the sync refills them); the
-// new Document is pending until the sync has updated older passages' neighbours.
-// Old nodes go first, then the document, its pages, tables and passages (of prose, contained by
-// their page; of a table's rows, by their table), their NEXT,
+// Replace documents' whole subgraphs (run in one transaction): a sync writes many small
+// documents per query, each whole or absent. Every row carries its document's id (ids are
+// document-prefixed), so the documents' rows are flattened into one UNWIND per kind. The write
+// is idempotent (a replay replaces the same documents again), so the driver may retry it after
+// a leader change.
+// Passages of other documents that lose SIMILAR neighbours get a NEEDS_KNN self-relationship
+// (the sync refills them); new Documents are pending until the sync has updated older
+// passages' neighbours.
+// Old nodes go first, then the documents, their pages, tables and passages (of prose, contained
+// by their page; of a table's rows, by their table), their NEXT,
 // HAS_KEYWORD and SIMILAR relationships; last, the df of every keyword touched is recounted and
 // keywords no passage uses any more are deleted.
-OPTIONAL MATCH (:Passage {doc_id: $doc.id})-[:HAS_KEYWORD]->(old:Keyword)
+OPTIONAL MATCH (x:Passage)-[:HAS_KEYWORD]->(old:Keyword)
+WHERE x.doc_id IN $doc_ids
 WITH collect(DISTINCT old.term) AS old_terms
 CALL () {
-  MATCH (p:Passage)-[:SIMILAR]->(:Passage {doc_id: $doc.id})
-  WHERE p.doc_id <> $doc.id
+  MATCH (p:Passage)-[:SIMILAR]->(x:Passage)
+  WHERE x.doc_id IN $doc_ids AND NOT p.doc_id IN $doc_ids
   MERGE (p)-[:NEEDS_KNN]->(p)
 }
-CALL () { MATCH (x:Passage {doc_id: $doc.id}) DETACH DELETE x }
-CALL () { MATCH (x:Table {doc_id: $doc.id}) DETACH DELETE x }
-CALL () { MATCH (x:Page {doc_id: $doc.id}) DETACH DELETE x }
-CALL () { MATCH (x:Document {id: $doc.id}) DETACH DELETE x }
-CREATE (d:Document)
-SET d += $doc
-WITH d, old_terms
-CALL (d) {
+CALL () { MATCH (x:Passage) WHERE x.doc_id IN $doc_ids DETACH DELETE x }
+CALL () { MATCH (x:Table) WHERE x.doc_id IN $doc_ids DETACH DELETE x }
+CALL () { MATCH (x:Page) WHERE x.doc_id IN $doc_ids DETACH DELETE x }
+CALL () { MATCH (x:Document) WHERE x.id IN $doc_ids DETACH DELETE x }
+CALL () {
+  UNWIND $docs AS r
+  CREATE (d:Document)
+  SET d += r
+}
+CALL () {
   UNWIND $pages AS r
+  MATCH (d:Document {id: r.doc_id})
   CREATE (d)-[:HAS_PAGE]->(p:Page)
   SET p += r
 }
@@ -30,16 +39,18 @@ CALL () {
   CREATE (pg)-[:CONTAINS]->(t:Table)
   SET t += r.props
 }
-CALL (d) {
+CALL () {
   UNWIND $passages AS r
+  MATCH (d:Document {id: r.doc_id})
   MATCH (pg:Page {id: r.page_id})
   CREATE (d)-[:HAS_PASSAGE]->(p:Passage), (pg)-[:CONTAINS]->(p)
   SET p += r.props
   WITH p, r
   CALL db.create.setNodeVectorProperty(p, 'embedding', r.embedding)
 }
-CALL (d) {
+CALL () {
   UNWIND $table_passages AS r
+  MATCH (d:Document {id: r.doc_id})
   MATCH (t:Table {id: r.table_id})
   CREATE (d)-[:HAS_PASSAGE]->(p:Passage), (t)-[:CONTAINS]->(p)
   SET p += r.props
@@ -74,4 +85,4 @@ CALL (old_terms) {
   WHERE df = 0
   DELETE k
 }
-RETURN d.id AS id
+RETURN size($docs) AS written
