@@ -22,6 +22,11 @@ vectors, writes and k-NN links), ``store_mb`` (the FalkorDB server's resident me
 ``p95_ms`` (the default configuration, k 30, the same question styles at every size),
 ``recall_at_10`` (the vector index against exact search over every passage vector) and ``add_s``
 (one new 50-passage document). The last line is one JSON object keyed by size.
+
+With ``KGP_STORE=neo4j`` (and ``KGP_NEO4J_URI``, ``KGP_NEO4J_PASSWORD``, ``KGP_NEO4J_DATABASE``)
+the same runs against a Neo4j server or cluster. Its graph outlives ``--work-dir``, so each size
+starts by deleting the database's documents (it refuses a database holding others: give it an
+empty one); ``store_mb`` is NaN there (the server's memory is measured with its own tools).
 """
 
 from __future__ import annotations
@@ -41,7 +46,9 @@ from typing import Any
 
 import kgp
 import numpy as np
+from kgp.access import ADMIN_CALLER
 from kgp.ingest.embedding import Encoder
+from kgp.settings import StoreKind, load_settings
 
 from tests.bench import memory_mb, store_server_pid
 
@@ -53,6 +60,7 @@ TOPIC_SHARE = 0.45
 TOPIC_WORDS = 12
 DIMENSION = 384
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
+_WRITTEN_HERE = re.compile(r"doc-\d{6}\.md|added\.md")  # the ids of the documents it writes
 
 
 class StandInEncoder(Encoder):
@@ -176,10 +184,32 @@ def recall_at_10(kg: Any, encoder: Encoder, questions: list[str]) -> float:
     return statistics.mean(found)
 
 
+def empty_server_graph(data_dir: Path, encoder: Encoder) -> None:
+    """Delete the documents an earlier size (or run) left in a Neo4j database, one transaction
+    each (one DETACH DELETE of a large graph can exceed the server's transaction memory), then
+    what remains; refuse a database holding documents this benchmark did not write."""
+    with (
+        kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg,
+        kg.store.reading_as(ADMIN_CALLER),  # every document, whoever may read it
+    ):
+        documents = kg.store.list_documents()
+        foreign = [d.id for d in documents if not _WRITTEN_HERE.fullmatch(d.id)]
+        if foreign:
+            raise SystemExit(
+                f"{kg.store.describe()} holds documents this benchmark did not write "
+                f"({foreign[0]!r} ...); give it an empty database (KGP_NEO4J_DATABASE)"
+            )
+        for document in documents:
+            kg.store.delete_document(document.id)
+        kg.store.clear()
+
+
 def measure(size: int, work: Path, writer: UnigramWriter, encoder: Encoder, count: int) -> dict:
     folder, data_dir = work / f"docs-{size}", work / f"kb-{size}"
     shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(data_dir, ignore_errors=True)
+    if load_settings().store is StoreKind.NEO4J:  # the embedded store's data_dir is new
+        empty_server_graph(data_dir, encoder)
     sentences = write_documents(folder, writer, size)
     questions = questions_from(sentences, count)
     started = time.perf_counter()
@@ -242,6 +272,7 @@ def main() -> None:
     else:
         encoder = Encoder(model="all-MiniLM-L6-v2", device="cpu").load()
         print("vectors: the real encoder (all-MiniLM-L6-v2, CPU)")
+    print(f"store: {load_settings().store.value}")
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="kgp-scale-"))
     writer = UnigramWriter(args.corpus)
     results: dict[str, dict] = {}
