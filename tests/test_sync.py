@@ -254,11 +254,12 @@ def test_sigkill_during_sync_then_sync_equals_clean_sync(tmp_path: Path, graphs:
     clean.store.close()
 
     data_dir = tmp_path / "killed"
-    # several documents per write query: small batches here, so that kills land between writes
-    # as well as inside one and between a write and its linking
+    # a sync writes several documents per query; smaller batches here (one document per query
+    # first), so that the kills land between writes as well as inside one and between a write
+    # and its linking, however fast the writes are
     code = (
         "import sys; from pathlib import Path; import kgp; import kgp.ingest.sync as s\n"
-        "s.WRITE_BATCH_ROWS = 24\n"
+        "s.WRITE_BATCH_ROWS = int(sys.argv[3])\n"
         "with kgp.open(data_dir=Path(sys.argv[1]), knn_k=3, device='cpu',\n"
         "              encoder='all-MiniLM-L6-v2') as kg:\n"
         "    kg.sync(Path(sys.argv[2]))\n"
@@ -267,9 +268,10 @@ def test_sigkill_during_sync_then_sync_equals_clean_sync(tmp_path: Path, graphs:
     rng = random.Random(11)
     interrupted = []
     try:
-        for _ in range(3):
+        for rows in (1, 8, 2):
             before = len(watcher.list_documents())
-            proc = subprocess.Popen([sys.executable, "-c", code, str(data_dir), str(folder)])
+            command = [sys.executable, "-c", code, str(data_dir), str(folder), str(rows)]
+            proc = subprocess.Popen(command)
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline and proc.poll() is None:
                 if len(watcher.list_documents()) > before:  # it is writing now
