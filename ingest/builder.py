@@ -4,7 +4,7 @@ are added by the linker, which needs the store)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -15,6 +15,10 @@ from kgp.ingest.tables import table_passages
 from kgp.ingest.text import normalise, sentences, windows
 from kgp.settings import PassageMode, Settings
 from kgp.stores.model import DocumentGraph, DocumentRecord, PassageRecord
+
+# nodes (documents, passages, tables) per write query: large enough that the query's own cost
+# is small beside its rows, small enough that its parameters stay a few megabytes
+WRITE_BATCH_ROWS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,3 +130,20 @@ def with_embeddings(graph: DocumentGraph, vectors: np.ndarray) -> DocumentGraph:
         replace(p, embedding=tuple(vectors[i].tolist())) for i, p in enumerate(graph.passages)
     )
     return replace(graph, passages=passages)
+
+
+def write_batches(
+    documents: list[tuple[DocumentGraph, bool, np.ndarray]],
+) -> Iterator[list[tuple[DocumentGraph, bool, np.ndarray]]]:
+    """Documents in order, several per write query: a query per one-passage document would
+    cost more than the passage (each document is still whole or absent: a query is atomic)."""
+    batch: list[tuple[DocumentGraph, bool, np.ndarray]] = []
+    rows = 0
+    for item in documents:
+        batch.append(item)
+        rows += len(item[0].passages) + len(item[0].tables) + 1
+        if rows >= WRITE_BATCH_ROWS:
+            yield batch
+            batch, rows = [], 0
+    if batch:
+        yield batch

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+import stat
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from kgp.access import check_groups
 from kgp.errors import DocumentError
+from kgp.ingest.access import AccessRules
 from kgp.ingest.document import Page, ReadDocument, Section
+from kgp.ingest.readers import supported_suffixes
+from kgp.ingest.report import Skipped, SyncReport
 from kgp.settings import PassageMode, Settings
 
 # Documents are embedded and linked in groups: the encoder sorts a group's texts by length, so
@@ -122,3 +126,48 @@ def groups(candidates: list[Candidate]) -> Iterator[list[Candidate]]:
             group, budget = [], 0
     if group:
         yield group
+
+
+def file_candidates(
+    paths: Iterable[Path],
+    root: Path,
+    report: SyncReport,
+    default_groups: Sequence[str],
+    groups: Iterable[str] | None = None,
+) -> list[Candidate]:
+    """The given files as documents with ids relative to ``root``, with ``groups`` or else
+    those the access files under ``root`` give them (``default_groups`` where none does);
+    unsupported, outside or unreadable ones go to the report. A bad access file raises before
+    anything is written."""
+    root = root.resolve()
+    rules = AccessRules(root, default_groups)
+    explicit = check_groups(list(groups), "groups") if groups is not None else None
+    suffixes = set(supported_suffixes())
+    found: list[Candidate] = []
+    for given in paths:
+        path = Path(given).parent.resolve() / Path(given).name  # the file itself may be a link
+        if not path.is_relative_to(root):
+            report.skipped.append(Skipped(str(given), f"not inside {root}"))
+            continue
+        rel = path.relative_to(root).as_posix()
+        if path.suffix.lower() not in suffixes:
+            report.ignored.append(rel)
+            continue
+        try:
+            if path.is_symlink():
+                target = path.resolve()
+                if not target.is_relative_to(root):
+                    report.skipped.append(
+                        Skipped(rel, f"symlink points outside the folder ({target})")
+                    )
+                    continue
+            info = path.stat()
+        except OSError as exc:
+            report.skipped.append(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            report.ignored.append(rel)
+            continue
+        access = explicit or rules.groups(rel)
+        found.append(Candidate(rel, rel, file_loader(path), info.st_size, access))
+    return found

@@ -1,14 +1,13 @@
 """Keep the graph equal to a folder: content hashes decide what is new, changed or gone; each
-document is replaced by one write; a crash at any point leaves a graph the next sync repairs.
+document is replaced whole; a crash at any point leaves a graph the next sync repairs.
 
-Documents are processed in groups so the encoder and the vector index see many passages per call;
-each document is still written by its own single transaction."""
+Documents are processed in groups so the encoder and the vector index see many passages per call,
+and written several per query (one transaction: each document whole or absent)."""
 
 from __future__ import annotations
 
-import stat
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import copy_context
@@ -17,30 +16,39 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from kgp.access import ADMIN_CALLER, check_groups
+from kgp.access import ADMIN_CALLER
 from kgp.errors import DocumentError, KgpError, RemovalRefusedError
-from kgp.ingest.access import AccessRules
-from kgp.ingest.builder import Draft, Source, draft, embed_drafts, sha256, with_embeddings
+from kgp.ingest.builder import (
+    Draft,
+    Source,
+    draft,
+    embed_drafts,
+    sha256,
+    with_embeddings,
+    write_batches,
+)
 from kgp.ingest.edges import SimilarityLinker
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.encoder import choose_encoder, encoder_identity
-from kgp.ingest.readers import reader_for, supported_suffixes
+from kgp.ingest.readers import reader_for
 from kgp.ingest.report import Progress, Skipped, SyncReport
-from kgp.ingest.sources import Candidate, corpus_candidates, file_loader, groups, walk_files
+from kgp.ingest.sources import (
+    Candidate,
+    corpus_candidates,
+    file_candidates,
+    groups,
+    walk_files,
+)
 from kgp.settings import Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import (
     DocumentGraph,
     DocumentSummary,
-    check_document,
     passage_id,
     stored_groups,
     text_hash,
 )
-
-# nodes (documents, passages, tables) per write query: large enough that the query's own cost
-# is small beside its rows, small enough that its parameters stay a few megabytes
-WRITE_BATCH_ROWS = 256
+from kgp.stores.rows import check_document
 
 
 class Syncer:
@@ -93,38 +101,7 @@ class Syncer:
         """The given files as documents with ids relative to ``root``, with ``groups`` or else
         those the access files under ``root`` give them; unsupported, outside or unreadable
         ones go to the report. A bad access file raises before anything is written."""
-        root = root.resolve()
-        rules = AccessRules(root, self.settings.default_groups)
-        explicit = check_groups(list(groups), "groups") if groups is not None else None
-        suffixes = set(supported_suffixes())
-        found: list[Candidate] = []
-        for given in paths:
-            path = Path(given).parent.resolve() / Path(given).name  # the file itself may be a link
-            if not path.is_relative_to(root):
-                report.skipped.append(Skipped(str(given), f"not inside {root}"))
-                continue
-            rel = path.relative_to(root).as_posix()
-            if path.suffix.lower() not in suffixes:
-                report.ignored.append(rel)
-                continue
-            try:
-                if path.is_symlink():
-                    target = path.resolve()
-                    if not target.is_relative_to(root):
-                        report.skipped.append(
-                            Skipped(rel, f"symlink points outside the folder ({target})")
-                        )
-                        continue
-                info = path.stat()
-            except OSError as exc:
-                report.skipped.append(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
-                continue
-            if not stat.S_ISREG(info.st_mode):
-                report.ignored.append(rel)
-                continue
-            access = explicit or rules.groups(rel)
-            found.append(Candidate(rel, rel, file_loader(path), info.st_size, access))
-        return found
+        return file_candidates(paths, root, report, self.settings.default_groups, groups)
 
     # -- sync --------------------------------------------------------------------------------
 
@@ -182,6 +159,7 @@ class Syncer:
         allow_removal: bool,
         source: Path | None,
     ) -> None:
+        self.store.await_vector_index()  # after a start, the store may still be building it
         if not self.store.schema_ready:  # once per process: later syncs need no write here
             with self.guard():
                 self._ensure_schema()
@@ -369,6 +347,7 @@ class Syncer:
 
     def remove(self, doc_id: str) -> bool:
         with self.store.reading_as(ADMIN_CALLER):
+            self.store.await_vector_index()
             with self.guard():
                 self._ensure_schema()
                 report = SyncReport()
@@ -396,23 +375,6 @@ class Syncer:
         choose_encoder(name, recorded, self.store.describe())  # refuses another encoder
         if recorded is None:
             self.store.set_graph_encoder(name)
-
-
-def write_batches(
-    documents: list[tuple[DocumentGraph, bool, np.ndarray]],
-) -> Iterator[list[tuple[DocumentGraph, bool, np.ndarray]]]:
-    """Documents in order, several per write query: a query per one-passage document would
-    cost more than the passage (each document is still whole or absent: a query is atomic)."""
-    batch: list[tuple[DocumentGraph, bool, np.ndarray]] = []
-    rows = 0
-    for item in documents:
-        batch.append(item)
-        rows += len(item[0].passages) + len(item[0].tables) + 1
-        if rows >= WRITE_BATCH_ROWS:
-            yield batch
-            batch, rows = [], 0
-    if batch:
-        yield batch
 
 
 def passage_ids(graph: DocumentGraph) -> list[str]:

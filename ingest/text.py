@@ -58,11 +58,13 @@ def windows(text: str, size: int = 250, overlap: int = 50) -> list[str]:
         end = min(len(flat), start + size)
         if end < len(flat):
             cut = flat.rfind(" ", start + step // 2, end)
+            if cut <= start:  # a shorter window rather than a word cut that need not be
+                cut = flat.rfind(" ", start + 1, end)
             end = cut if cut > start else end
         out.append(flat[start:end].strip())
         if end >= len(flat):
             break
         nxt = end - overlap
-        space = flat.find(" ", nxt)
-        start = space + 1 if 0 <= space < end else max(start + 1, nxt)
+        space = flat.find(" ", nxt)  # the next window starts at a word (the cut's, at least)
+        start = max(start + 1, space + 1 if 0 <= space <= end else nxt)
     return [w for w in out if w]

@@ -154,7 +154,7 @@ def test_a_write_waits_for_the_questions_in_flight(tmp_path: Path, encoder: Enco
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder) as kg:
         kg.sync(folder)
         held, go = threading.Event(), threading.Event()
-        expand, write = kg.store.neighbours, kg.store.write_document
+        expand, write = kg.store.neighbours, kg.store.write_documents
         times: dict[str, float] = {}
 
         def slow_expand(*args: Any, **kwargs: Any) -> Any:
@@ -167,7 +167,7 @@ def test_a_write_waits_for_the_questions_in_flight(tmp_path: Path, encoder: Enco
             return write(*args, **kwargs)
 
         kg.store.neighbours = slow_expand  # type: ignore[method-assign]
-        kg.store.write_document = timed_write  # type: ignore[method-assign]
+        kg.store.write_documents = timed_write  # type: ignore[method-assign]
         question = f"What was replaced at station {STATIONS[0]}?"
         with ThreadPoolExecutor(2) as pool:
             reader = pool.submit(kg.retrieve, question, 6)

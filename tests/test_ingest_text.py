@@ -30,6 +30,8 @@ def test_sentences_split_at_sentence_ends_and_keep_abbreviations() -> None:
 @given(st.text(min_size=1, max_size=2000), st.integers(60, 400), st.integers(0, 50))
 @example("0" * 61, 60, 0)  # one word longer than a window (found by this test in CI)
 @example("ab " + "0" * 61 + " cd", 60, 1)
+@example("0" * 29 + "\r" + "0" * 31, 60, 0)  # the only space before the window's middle
+@example("0" * 58 + "\r" + "00", 60, 1)  # the overlap's start is the cut itself
 def test_windows_cover_all_words_in_order(text: str, size: int, overlap: int) -> None:
     parts = windows(text, size, overlap)
     flat = normalise(text)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from kgp import cypher
 from kgp.stores import FalkorStore
-from kgp.stores.model import documents_rows
+from kgp.stores.rows import documents_rows
 
 from tests.graphs import make_document
 

@@ -13,10 +13,9 @@ from kgp.stores import EdgeKind, GraphStore
 from kgp.stores.model import (
     DocumentGraph,
     PassageRecord,
-    document_rows,
-    documents_rows,
     passage_id,
 )
+from kgp.stores.rows import document_rows, documents_rows
 
 from tests.graphs import DIM, document_graphs, make_document
 

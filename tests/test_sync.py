@@ -258,8 +258,8 @@ def test_sigkill_during_sync_then_sync_equals_clean_sync(tmp_path: Path, graphs:
     # first), so that the kills land between writes as well as inside one and between a write
     # and its linking, however fast the writes are
     code = (
-        "import sys; from pathlib import Path; import kgp; import kgp.ingest.sync as s\n"
-        "s.WRITE_BATCH_ROWS = int(sys.argv[3])\n"
+        "import sys; from pathlib import Path; import kgp; import kgp.ingest.builder as b\n"
+        "b.WRITE_BATCH_ROWS = int(sys.argv[3])\n"
         "with kgp.open(data_dir=Path(sys.argv[1]), knn_k=3, device='cpu',\n"
         "              encoder='all-MiniLM-L6-v2') as kg:\n"
         "    kg.sync(Path(sys.argv[2]))\n"

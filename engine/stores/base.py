@@ -25,13 +25,13 @@ from kgp.stores.model import (
     PageContent,
     StoredPassage,
     StoredTable,
-    documents_rows,
     neighbour_rows,
     page_content,
     stored_groups,
     stored_passage,
     stored_table,
 )
+from kgp.stores.rows import documents_rows
 from kgp.stores.search import StoreSearch
 from kgp.stores.tracer import QueryEvent, Tracer
 
@@ -43,6 +43,7 @@ ADMIN_QUERIES = frozenset(
     {
         "count_labels",
         "count_relationships",
+        "any_passage_vector",
         "count_weak_edges",
         "dump_nodes",
         "dump_relationships",
@@ -228,6 +229,11 @@ class GraphStore(StoreMaintenance, StoreSearch, Closing):
     def heal_vector_index(self) -> bool:
         """Rebuild the vector index if orphaned vectors have piled up; True if it did."""
         return False
+
+    def await_vector_index(self) -> None:
+        """Wait until the vector index is complete (writes need it; stores whose index is
+        always complete return at once)."""
+        return None
 
     def needs_healing(self) -> bool:
         """Whether :meth:`heal_vector_index` would rebuild the index now."""

@@ -13,9 +13,11 @@ import redis
 from falkordb import FalkorDB, Graph
 from falkordb.helpers import quote_string
 from kgp import cypher
+from kgp.access import ADMIN_CALLER
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
+from kgp.files import write_private
 from kgp.stores.base import GraphStore
-from kgp.stores.falkor_server import EmbeddedServer
+from kgp.stores.falkor_server import PARKED, EmbeddedServer
 from kgp.stores.maintenance import Row
 from kgp.stores.tracer import Tracer
 
@@ -40,7 +42,7 @@ def cypher_value(value: Any) -> str:
     embedding) is written with 9 significant digits, from which ``vecf32`` gives back exactly
     the same float32 values (every vector parameter is read through ``vecf32``)."""
     if isinstance(value, str):
-        return quote_string(value)
+        return str(quote_string(value))
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -120,6 +122,7 @@ class FalkorStore(GraphStore):
         self.ef_runtime = ef_runtime
         self._db: FalkorDB | None = None
         self._graph: Graph | None = None
+        self._vectors_ready = True  # False while the vector index is built after a start
 
     def describe(self) -> str:
         return f"embedded FalkorDB in {self.server.home} (graph {self.graph_name!r})"
@@ -130,17 +133,88 @@ class FalkorStore(GraphStore):
         self.server.start()
         atexit.register(self.close)
         self._connect()
-        if self.server.launched:  # it replayed its append-only file: each replayed passage
-            self.heal_vector_index()  # left an orphaned vector (see vector_index_bound)
+        if not self._unpark_vector_index() and self.server.launched:
+            # it replayed its append-only file: each replayed passage left an orphaned vector
+            # (see vector_index_bound)
+            self.heal_vector_index()
         return self
 
     def close(self) -> None:
         atexit.unregister(self.close)
-        if self._db is not None:
-            self._db.connection.close()
-        self._db = None
-        self._graph = None
-        self.server.stop()
+        try:
+            park = self._park_vector_index if self._graph is not None else None
+            self.server.stop(before_shutdown=park)  # the last user parks the index
+        finally:
+            if self._db is not None:
+                self._db.connection.close()
+            self._db = None
+            self._graph = None
+
+    # -- the vector index off the open path --------------------------------------------------
+    # FalkorDB 4.16 rebuilds an HNSW index entry by entry while it loads a snapshot that has
+    # one, before it answers anything (37 s at 50,000 passages). So the last user to stop the
+    # server drops the index first, and makes sure the snapshot holds none; a start then loads
+    # the graph without it and builds it again in the background, answering meanwhile: vector
+    # searches are exact until the index is complete, and writes (a sync) wait for it.
+
+    def _park_vector_index(self) -> None:
+        with self.reading_as(ADMIN_CALLER):
+            if self.vector_dimension() is not None and self.run("any_passage_vector"):
+                self._drop_vector_index()  # an empty index costs nothing to load: it stays
+
+    def _drop_vector_index(self) -> None:
+        marker = self.server.home / PARKED
+        try:  # nothing was written since the index was built at the start: no snapshot needed
+            clean = int(marker.read_text(encoding="ascii")) == self.server.log_size()
+        except (OSError, ValueError):
+            clean = False
+        self.run("drop_passage_vector", write=True)
+        self._wait_for_indexes()
+        if not clean:  # the snapshot may hold the index (a compaction since), or writes after
+            self.server.compact(min_bytes=0, growth=-1.0)  # its build would wait for it
+        marker.unlink(missing_ok=True)
+
+    def _unpark_vector_index(self) -> bool:
+        """Build the vector index again if the graph was loaded without one; True if it
+        started a build."""
+        with self.server.exclusive(), self.reading_as(ADMIN_CALLER):  # one process builds it
+            if self.vector_dimension() is not None:
+                return False
+            rows = self.run("any_passage_vector")
+            if not rows:
+                return False  # no passages yet: the first sync creates the index
+            dimension = len(rows[0]["embedding"])
+            params = {"dimension": dimension, "ef_runtime": self.ef_runtime}
+            query = params_header(params) + cypher.load(self.dialect, "index_passage_vector")
+            try:  # not through run(): its failed write would restart the server, lock held
+                self.graph.query(query)
+            except redis.ResponseError as exc:
+                raise StoreError(
+                    f"{self.describe()}: cannot build the vector index: {exc}"
+                ) from None
+            write_private(self.server.home / PARKED, str(self.server.log_size()), encoding="ascii")
+        self.dimension = dimension
+        self._vectors_ready = False
+        return True
+
+    def await_vector_index(self) -> None:
+        if not self._vectors_ready:
+            self._wait_for_indexes()
+
+    def _knn_candidates(self, rows: list[dict[str, Any]]) -> list[Row]:
+        if not self._vectors_ready and self._building():
+            exact = [self.run("knn_exact", {"row": r, "limit": r["limit"]}) for r in rows]
+            return [row for found in exact for row in found]
+        self._vectors_ready = True
+        return super()._knn_candidates(rows)
+
+    def _building(self) -> list[str]:
+        """The labels whose indexes are being built (the graph's are complete when none)."""
+        try:
+            rows = self.graph.ro_query(cypher.load(self.dialect, "index_status")).result_set
+        except redis.ResponseError:
+            return []  # no graph yet: nothing to index
+        return [str(label) for label, status in rows if "OPERATIONAL" not in str(status)]
 
     @property
     def graph(self) -> Graph:
@@ -186,12 +260,9 @@ class FalkorStore(GraphStore):
         meanwhile see part of the graph: wait until every index is operational."""
         deadline = time.monotonic() + timeout
         while True:
-            try:
-                rows = self.graph.ro_query(cypher.load(self.dialect, "index_status")).result_set
-            except redis.ResponseError:
-                return  # no graph yet: nothing to index
-            building = [str(label) for label, status in rows if "OPERATIONAL" not in str(status)]
+            building = self._building()
             if not building:
+                self._vectors_ready = True
                 return
             if time.monotonic() > deadline:
                 raise StoreUnavailableError(

@@ -16,14 +16,14 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import redis
-from kgp.errors import StoreUnavailableError
+from kgp.errors import KgpError, StoreUnavailableError
 from kgp.files import PRIVATE_DIR, PRIVATE_FILE, private_dir, write_private
-from kgp.stores.processes import cpu_ticks, pid_alive
+from kgp.stores.processes import cpu_ticks, log_tail, pid_alive, rotate_log
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -35,6 +35,9 @@ LOAD_TIMEOUT = 900.0  # seconds a server may spend loading a large graph
 # (FalkorDB 4.16 was seen deadlocked at start: every thread waiting on a lock, 0 CPU)
 STALL_SECONDS = 30.0
 LOG_MAX_BYTES = 1024 * 1024
+# in the home while the only change since the snapshot is the vector index built at a start
+# (FalkorStore): the append-only file's size then; any compaction removes it
+PARKED = "vector-index-parked"
 
 
 class _ServerDied(StoreUnavailableError):
@@ -167,6 +170,17 @@ class EmbeddedServer:
         except redis.ResponseError as exc:
             return "loading" if "LOADING" in str(exc) else "ready"
 
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the data directory's lock: no process starts, joins or stops the server."""
+        with self._locked():
+            yield
+
+    def log_size(self) -> int:
+        """The append-only file's size in bytes: it grows with every write."""
+        with self.client(timeout=30.0) as conn:
+            return int(conn.info("persistence").get("aof_current_size", 0))
+
     def compact(self, *, min_bytes: int = 1024 * 1024, growth: float = 1.0) -> bool:
         """Rewrite the append-only file as a snapshot when its log of writes has grown past
         ``min_bytes`` and ``growth`` times the last snapshot, so the next start loads quickly
@@ -178,6 +192,7 @@ class EmbeddedServer:
             base = int(info.get("aof_base_size", 0))
             if size - base < min_bytes or size < (1.0 + growth) * base:
                 return False
+            (self.home / PARKED).unlink(missing_ok=True)  # the snapshot will hold what is now
             try:
                 conn.bgrewriteaof()
             except redis.ResponseError as exc:
@@ -243,11 +258,11 @@ class EmbeddedServer:
             if process is not None and process.poll() is not None:
                 raise StoreUnavailableError(
                     f"FalkorDB server failed to start in {self.home} (exit code "
-                    f"{process.returncode}): {self._log_tail()}; see {self.log_file}"
+                    f"{process.returncode}): {log_tail(self.log_file)}; see {self.log_file}"
                 )
             if process is None and not pid_alive(pid):
                 raise _ServerDied(
-                    f"FalkorDB server pid {pid} for {self.home} died: {self._log_tail()}"
+                    f"FalkorDB server pid {pid} for {self.home} died: {log_tail(self.log_file)}"
                 )
             time.sleep(0.05)
         raise StoreUnavailableError(
@@ -267,29 +282,6 @@ class EmbeddedServer:
         self._reap_if_child()
         self.pid_file.unlink(missing_ok=True)
 
-    def _rotate_log(self) -> None:
-        """Keep the server's log small: past LOG_MAX_BYTES it becomes server.log.1 (replacing
-        the one before) when the server starts."""
-        try:
-            if self.log_file.stat().st_size > LOG_MAX_BYTES:
-                self.log_file.replace(self.log_file.with_name("server.log.1"))
-        except FileNotFoundError:
-            pass
-
-    def _log_tail(self) -> str:
-        try:
-            lines = self.log_file.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            return "no log written"
-        useful = [line for line in lines if line.strip()]
-        if not useful:
-            return "no log written"
-        last = useful[-1]
-        for marker in (" # ", " * ", " - "):  # redis: "pid:role date time <level> message"
-            if marker in last:
-                return last.split(marker, 1)[1]
-        return last
-
     def _launch(self) -> None:
         """Start a server; one that is stuck at start is killed and started once more."""
         try:
@@ -302,7 +294,7 @@ class EmbeddedServer:
         server, module = _binaries()
         self.socket_path.unlink(missing_ok=True)
         config = write_private(self.home / "redis.conf", self._config(module))
-        self._rotate_log()
+        rotate_log(self.log_file, LOG_MAX_BYTES)
         try:
             process = subprocess.Popen(
                 [str(server), str(config)],
@@ -368,8 +360,9 @@ class EmbeddedServer:
             self.pid_file.unlink(missing_ok=True)
             self._launch()
 
-    def stop(self) -> None:
-        """Leave the server; the last user shuts it down (its append-only file is fsynced)."""
+    def stop(self, before_shutdown: Callable[[], None] | None = None) -> None:
+        """Leave the server; the last user shuts it down (its append-only file is fsynced),
+        first calling ``before_shutdown`` (a failure there is logged: the server still stops)."""
         if self._user is None:
             return
         with self._locked():
@@ -381,6 +374,11 @@ class EmbeddedServer:
             if pid is None or not pid_alive(pid):
                 self.pid_file.unlink(missing_ok=True)
                 return
+            if before_shutdown is not None:
+                try:
+                    before_shutdown()
+                except (KgpError, redis.RedisError, OSError) as exc:
+                    logger.warning("before stopping the FalkorDB server in %s: %s", self.home, exc)
             try:
                 with self.client(timeout=30.0) as conn:
                     conn.shutdown(save=False)

@@ -1,9 +1,11 @@
 """What the embedded server's keeper asks the operating system about a process: whether it is
-alive (a zombie is not) and how much CPU time it has used (Linux /proc; None elsewhere)."""
+alive (a zombie is not) and how much CPU time it has used (Linux /proc; None elsewhere); and the
+process's log file, kept small and read for its last message."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 
 def cpu_ticks(pid: int) -> int | None:
@@ -29,3 +31,29 @@ def pid_alive(pid: int) -> bool:
             return stat.read().split(") ", 1)[1][:1] != "Z"
     except (OSError, IndexError):
         return True
+
+
+def rotate_log(log: Path, max_bytes: int) -> None:
+    """Keep a log small: past ``max_bytes`` it becomes ``<name>.1`` (replacing the one before),
+    called when the process starts."""
+    try:
+        if log.stat().st_size > max_bytes:
+            log.replace(log.with_name(log.name + ".1"))
+    except FileNotFoundError:
+        pass
+
+
+def log_tail(log: Path) -> str:
+    """The last message of a redis log ("pid:role date time <level> message")."""
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return "no log written"
+    useful = [line for line in lines if line.strip()]
+    if not useful:
+        return "no log written"
+    last = useful[-1]
+    for marker in (" # ", " * ", " - "):
+        if marker in last:
+            return last.split(marker, 1)[1]
+    return last

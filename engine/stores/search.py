@@ -8,6 +8,7 @@ import time
 from abc import abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from typing import Any
 
 from kgp import ranking
 from kgp.access import ADMIN_CALLER, Caller
@@ -86,7 +87,7 @@ class StoreSearch(RunsQueries):
                 }
                 for i in pending
             ]
-            seen = {int(r["i"]): r for r in self.run("knn_candidates", {"rows": rows})}
+            seen = {int(r["i"]): r for r in self._knn_candidates(rows)}
             # a vector whose every index entry at this depth was an orphan gets no row
             bound = next((int(r["bound"]) for r in seen.values()), None)
             still = []
@@ -117,6 +118,10 @@ class StoreSearch(RunsQueries):
             needed = depth * want * 2 // max(fewest, 1)
             depth = min(max(4 * depth, needed), max(bound, want), depth_cap or bound)
         return results
+
+    def _knn_candidates(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each row's nearest passages to its depth (``knn_candidates``)."""
+        return self.run("knn_candidates", {"rows": rows})
 
     def vector_index_entries(self) -> tuple[int, int]:
         """The vector index's live passages and orphaned vectors (vectors of deleted or

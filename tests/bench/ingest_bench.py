@@ -3,9 +3,12 @@
     python -m tests.bench.ingest_bench [--corpus ../shared/data/qa/train/2wiki_corpus.json]
 
 1. ingest the corpus (one passage per entry) into a fresh embedded store: passages/s end to end,
-   and its ratio to embedding-only throughput (the physical limit here);
+   and its ratio to embedding-only throughput (the physical limit here), embedded alone before
+   and after the ingest (the mean: the machine's speed drifts by 10% in a few minutes);
 2. add one 50-passage document to that graph and to a 500-passage graph: seconds for each;
 3. peak memory of this process and of the FalkorDB server.
+
+The last line reads ``ratio R``.
 """
 
 from __future__ import annotations
@@ -64,14 +67,18 @@ def main() -> None:
     encoder = Encoder(model="all-MiniLM-L6-v2", device="cpu").load()
     encoder.encode(texts[:64])  # warm up
 
-    started = time.perf_counter()
-    encoder.encode(texts)
-    embed_s = time.perf_counter() - started
-    embed_rate = len(texts) / embed_s
-    print(
-        f"baseline: embedding {len(texts)} passages alone: {embed_s:.1f} s, "
-        f"{embed_rate:.0f} passages/s"
-    )
+    def embed_alone(when: str) -> float:
+        started = time.perf_counter()
+        encoder.encode(texts)
+        embed_s = time.perf_counter() - started
+        print(
+            f"baseline {when}: embedding {len(texts)} passages alone: {embed_s:.1f} s, "
+            f"{len(texts) / embed_s:.0f} passages/s",
+            flush=True,
+        )
+        return embed_s
+
+    before_s = embed_alone("before")
 
     with tempfile.TemporaryDirectory() as tmp:
         big, small = Path(tmp) / "big", Path(tmp) / "small"
@@ -86,10 +93,13 @@ def main() -> None:
         rate = report.passages / ingest_s
         print(
             f"ingest: {report.passages} passages ({len(report.added)} documents) "
-            f"in {ingest_s:.1f} s, "
-            f"{rate:.0f} passages/s, ratio to embedding alone {rate / embed_rate:.2f} (aim >= 0.6)"
+            f"in {ingest_s:.1f} s, {rate:.0f} passages/s",
+            flush=True,
         )
         print(f"graph: {counts.as_dict()}")
+        embed_s = (before_s + embed_alone("after")) / 2
+        ratio = rate / (len(texts) / embed_s)
+        print(f"ingest against embedding alone (the mean of both): {ratio:.2f} (aim >= 0.8)")
 
         small_corpus = Path(tmp) / "small.json"
         small_corpus.write_text(json.dumps(entries[:500]))
@@ -108,6 +118,7 @@ def main() -> None:
     print(
         f"peak memory: this process {peak:.0f} MB, FalkorDB server {server_mb:.0f} MB (aim < 2048)"
     )
+    print(f"ratio {ratio:.2f}")
 
 
 if __name__ == "__main__":

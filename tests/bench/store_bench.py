@@ -21,9 +21,9 @@ from kgp.stores.model import (
     DocumentRecord,
     PassageRecord,
     SimilarEdge,
-    document_rows,
     passage_id,
 )
+from kgp.stores.rows import document_rows
 
 DIM = 384
 

@@ -1,0 +1,140 @@
+"""The vector index off the open path: FalkorDB 4.16 rebuilds an HNSW index entry by entry while
+it loads a snapshot holding one, before it answers anything (37 s at 50,000 passages). The last
+user to stop the server drops the index and leaves a snapshot without it; a start loads the graph
+without it and builds it in the background. Meanwhile searches are exact and writes wait."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from kgp.access import Caller
+from kgp.stores import FalkorStore
+from kgp.stores.falkor_server import PARKED, EmbeddedServer
+from kgp.stores.tracer import TraceLog
+
+from tests.graphs import DIM, make_document
+
+
+def written(data_dir: Path, documents: int = 6) -> list[list[float]]:
+    """A graph of a few documents, closed; some of its vectors to search with."""
+    with FalkorStore(data_dir=data_dir) as store:
+        store.ensure_schema(DIM)
+        for i in range(documents):
+            store.write_document(make_document(f"d{i}.txt", 12, seed=i, tables=0))
+        found = store.passage_vectors([f"d{i}.txt#passage=3" for i in range(3)])
+        return [found[f"d{i}.txt#passage=3"].embedding for i in range(3)]
+
+
+def snapshot_indexes(data_dir: Path) -> dict[str, list[str]]:
+    """The indexes a bare start of the server loads (no kgp store, which would build the vector
+    index again): {label: index kinds}."""
+    server = EmbeddedServer(data_dir=data_dir)
+    server.start()
+    try:
+        with server.client() as conn:
+            query = "CALL db.indexes() YIELD label, types RETURN label, types"
+            rows = conn.execute_command("GRAPH.RO_QUERY", "kgp", query)
+        found: dict[str, list[str]] = {}
+        for label, types in rows[1]:
+            kinds = str(types)
+            found[label.decode() if isinstance(label, bytes) else str(label)] = [
+                kind for kind in ("RANGE", "FULLTEXT", "VECTOR") if kind in kinds
+            ]
+        return found
+    finally:
+        server.stop()
+
+
+def search(store: FalkorStore, vectors: list[list[float]], **options: Any) -> list[Any]:
+    return store.nearest(vectors, want=5, **options)
+
+
+def test_the_snapshot_a_start_loads_has_no_vector_index(data_dir: Path) -> None:
+    written(data_dir)
+    indexes = snapshot_indexes(data_dir)
+    assert "VECTOR" not in indexes["Passage"] and "RANGE" in indexes["Passage"]
+    with FalkorStore(data_dir=data_dir) as store:  # built again at the start
+        assert store.vector_dimension() == DIM
+        store.write_document(make_document("late.txt", 4, seed=40, tables=0))
+        # a compaction while the index exists puts it in the snapshot
+        assert store.server.compact(min_bytes=0, growth=0.0)
+        assert not (store.server.home / PARKED).exists()
+    assert "VECTOR" not in snapshot_indexes(data_dir)["Passage"]  # taken out again at close
+
+
+def test_a_start_without_writes_needs_no_new_snapshot(data_dir: Path) -> None:
+    written(data_dir)
+    with FalkorStore(data_dir=data_dir) as store:
+        store.await_vector_index()
+        size = store.server.log_size()
+        assert (store.server.home / PARKED).read_text() == str(size)
+    base = sorted((data_dir / "falkordb" / "appendonlydir").glob("*.base.rdb"))
+    assert len(base) == 1
+    before = base[0].stat().st_mtime_ns
+    with FalkorStore(data_dir=data_dir) as store:
+        store.await_vector_index()
+    after = sorted((data_dir / "falkordb" / "appendonlydir").glob("*.base.rdb"))
+    assert [p.stat().st_mtime_ns for p in after] == [before]  # the close compacted nothing
+    assert "VECTOR" not in snapshot_indexes(data_dir)["Passage"]
+
+
+def test_searches_while_the_index_is_built_are_exact_and_filtered(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vectors = written(data_dir)
+    log = TraceLog()
+    with FalkorStore(data_dir=data_dir, tracer=log) as store:
+        store.await_vector_index()
+        options = [
+            {},
+            {"exclude_docs": ["d0.txt", "d1.txt", "d2.txt"]},
+            {"exclude_ids": [["d0.txt#passage=3"], [], ["d2.txt#passage=4"]], "floor": 0.2},
+        ]
+        indexed = [search(store, vectors, **o) for o in options]
+        with store.reading_as(Caller(("nobody",))):
+            indexed_hidden = search(store, vectors)
+        assert "knn_exact" not in log.names()
+        store._vectors_ready = False  # as just after a start, the index being built
+        monkeypatch.setattr(store, "_building", lambda: ["Passage"])
+        exact = [search(store, vectors, **o) for o in options]
+        with store.reading_as(Caller(("nobody",))):
+            exact_hidden = search(store, vectors)
+        assert "knn_exact" in log.names()
+        assert exact == indexed and exact_hidden == indexed_hidden == [[], [], []]
+        assert all(len(hits) >= 5 for hits in exact[0])
+        monkeypatch.undo()
+        assert search(store, vectors) == indexed[0]
+        assert store._vectors_ready  # it saw the index complete and went back to it
+
+
+def test_a_store_that_is_not_the_last_user_leaves_the_index(data_dir: Path) -> None:
+    vectors = written(data_dir)
+    first = FalkorStore(data_dir=data_dir).open()
+    second = FalkorStore(data_dir=data_dir).open()
+    try:
+        second.await_vector_index()
+        expected = search(second, vectors)
+        first.close()
+        assert second.vector_dimension() == DIM
+        log = TraceLog()
+        second.tracer = log
+        assert search(second, vectors) == expected
+        assert "knn_candidates" in log.names()
+    finally:
+        second.close()
+        first.close()
+
+
+def test_a_sync_after_a_start_waits_for_the_index(data_dir: Path) -> None:
+    written(data_dir)
+    with FalkorStore(data_dir=data_dir) as store:
+        assert not store._vectors_ready or store.vector_dimension() == DIM
+        store.await_vector_index()
+        statuses = store.run("index_status")
+        assert all("OPERATIONAL" in str(r["status"]) for r in statuses)
+        assert store._vectors_ready
+        near = store.vector_search(np.full(DIM, 0.1).tolist(), 3)
+        assert len(near) == 3
