@@ -11,8 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 from kgp.access import Caller
+from kgp.errors import StoreError
 from kgp.stores import FalkorStore
 from kgp.stores.falkor_server import PARKED, EmbeddedServer
+from kgp.stores.search import StoreSearch
 from kgp.stores.tracer import TraceLog
 
 from tests.graphs import DIM, make_document
@@ -138,3 +140,28 @@ def test_a_sync_after_a_start_waits_for_the_index(data_dir: Path) -> None:
         assert store._vectors_ready
         near = store.vector_search(np.full(DIM, 0.1).tolist(), 3)
         assert len(near) == 3
+
+
+def test_a_refused_vector_query_is_answered_exactly(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FalkorDB refuses queryNodes while a label has no complete vector index (a start's
+    build, seen in the server with 50,000 passages): the search is made exactly instead."""
+    vectors = written(data_dir)
+    with FalkorStore(data_dir=data_dir) as store:
+        store.await_vector_index()
+        indexed = search(store, vectors)
+        original = StoreSearch._knn_candidates
+
+        def refused(self: Any, rows: Any) -> Any:
+            monkeypatch.setattr(StoreSearch, "_knn_candidates", original)  # once
+            raise StoreError(
+                "FalkorDB rejected a query: Invalid arguments for procedure "
+                "'db.idx.vector.queryNodes'"
+            )
+
+        monkeypatch.setattr(StoreSearch, "_knn_candidates", refused)
+        log = TraceLog()
+        store.tracer = log
+        assert search(store, vectors) == indexed
+        assert log.names().count("knn_exact") == len(vectors)

@@ -16,6 +16,7 @@ import typer
 from kgp.cli.context import Context
 from kgp.cli.doctor import doctor
 from kgp.cli.evaluation import eval_command
+from kgp.cli.maintain import maintain
 from kgp.cli.query import ask, retrieve
 from kgp.cli.serve import key, serve
 from kgp.cli.stats import stats
@@ -72,6 +73,7 @@ def main_options(
 
 app.command()(stats)
 app.command()(sync)
+app.command()(maintain)
 app.command()(retrieve)
 app.command()(ask)
 app.command(name="eval")(eval_command)

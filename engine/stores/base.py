@@ -15,6 +15,7 @@ from kgp import cypher
 from kgp.access import ADMIN, ADMIN_CALLER, Caller
 from kgp.closing import Closing
 from kgp.errors import AccessDeniedError
+from kgp.stores.health import IndexHealth
 from kgp.stores.maintenance import SCHEMA_VERSION, Row, StoreMaintenance
 from kgp.stores.model import (
     DocumentGraph,
@@ -44,6 +45,7 @@ ADMIN_QUERIES = frozenset(
         "count_labels",
         "count_relationships",
         "any_passage_vector",
+        "sample_passages",
         "count_weak_edges",
         "dump_nodes",
         "dump_relationships",
@@ -230,6 +232,13 @@ class GraphStore(StoreMaintenance, StoreSearch, Closing):
         """Rebuild the vector index if orphaned vectors have piled up; True if it did."""
         return False
 
+    def index_health(self, sample: int = 10) -> IndexHealth:
+        """The vector index's state, orphaned entries and sampled recall (kgp.stores.health);
+        here, a store whose index is always complete and holds no orphans, unsampled."""
+        with self.reading_as(ADMIN_CALLER):
+            live, orphans = self.vector_index_entries()
+        return IndexHealth("complete", live, orphans)
+
     def await_vector_index(self) -> None:
         """Wait until the vector index is complete (writes need it; stores whose index is
         always complete return at once)."""
@@ -359,10 +368,11 @@ class GraphStore(StoreMaintenance, StoreSearch, Closing):
         rows = self.run("passages_by_text_hash", {"hashes": wanted})
         return {str(r["hash"]): r["embedding"] for r in rows if r["embedding"] is not None}
 
-    def checkpoint(self) -> None:
-        """Make the store quick to reopen after many writes (FalkorDB compacts its log);
-        nothing to do for stores that manage their own files."""
-        return None
+    def checkpoint(self, *, force: bool = False) -> bool:
+        """Make the store quick to reopen after many writes (FalkorDB compacts its log once it
+        has grown, or whatever its size with ``force``); True if it did. Nothing to do for
+        stores that manage their own files."""
+        return False
 
     def clear(self) -> None:
         """Delete every node and relationship (for tests and ``kgp reset``)."""

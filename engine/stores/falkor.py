@@ -18,6 +18,7 @@ from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
 from kgp.files import write_private
 from kgp.stores.base import GraphStore
 from kgp.stores.falkor_server import PARKED, EmbeddedServer
+from kgp.stores.health import IndexHealth, sampled_recall
 from kgp.stores.maintenance import Row
 from kgp.stores.tracer import Tracer
 
@@ -93,7 +94,6 @@ def _plain(value: Any) -> Any:
 
 
 INDEX_WAIT_SECONDS = 900.0
-ORPHAN_MIN = 1000  # never rebuild the vector index for fewer orphans than this
 
 
 class FalkorStore(GraphStore):
@@ -197,16 +197,31 @@ class FalkorStore(GraphStore):
         self._vectors_ready = False
         return True
 
+    def index_health(self, sample: int = 10) -> IndexHealth:
+        with self.reading_as(ADMIN_CALLER):
+            if self.vector_dimension() is None:
+                return IndexHealth("none", 0, 0)
+            live, orphans = self.vector_index_entries()
+            if "Passage" in self._building():
+                return IndexHealth("building", live, orphans)
+        sampled, recall = sampled_recall(self, sample, live)
+        return IndexHealth("complete", live, orphans, sampled, recall)
+
     def await_vector_index(self) -> None:
         if not self._vectors_ready:
             self._wait_for_indexes()
 
     def _knn_candidates(self, rows: list[dict[str, Any]]) -> list[Row]:
-        if not self._vectors_ready and self._building():
-            exact = [self.run("knn_exact", {"row": r, "limit": r["limit"]}) for r in rows]
-            return [row for found in exact for row in found]
-        self._vectors_ready = True
-        return super()._knn_candidates(rows)
+        if self._vectors_ready or not self._building():
+            self._vectors_ready = True
+            try:
+                return super()._knn_candidates(rows)
+            except StoreError as exc:  # no index: another process is building it again
+                if "queryNodes" not in str(exc):
+                    raise
+                self._vectors_ready = False
+        exact = [self.run("knn_exact", {"row": r, "limit": r["limit"]}) for r in rows]
+        return [row for found in exact for row in found]
 
     def _building(self) -> list[str]:
         """The labels whose indexes are being built (the graph's are complete when none)."""
@@ -242,11 +257,11 @@ class FalkorStore(GraphStore):
         names = [h.decode() if isinstance(h, bytes) else str(h) for h in header]
         return [dict(zip(names, map(_plain, row), strict=True)) for row in result.result_set]
 
-    def checkpoint(self) -> None:
+    def checkpoint(self, *, force: bool = False) -> bool:
         """Compact the append-only file. Safe at any time: a failed write reloads the server
         before anything else runs, so memory always equals the log."""
         try:
-            self.server.compact()
+            return self.server.compact(min_bytes=0, growth=-1.0) if force else self.server.compact()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
 
@@ -308,8 +323,8 @@ class FalkorStore(GraphStore):
 
     def heal_vector_index(self) -> bool:
         """Rebuild the vector index when orphaned vectors have piled up (past a fifth of its
-        entries, and at least ORPHAN_MIN); True if it did. Searches stay correct either way
-        (they look past orphans); a rebuild makes them cheap again."""
+        entries, and at least kgp.stores.health.ORPHAN_MIN); True if it did. Searches stay
+        correct either way (they look past orphans); a rebuild makes them cheap again."""
         if not self.needs_healing():
             return False
         self.rebuild_vector_index()
@@ -317,7 +332,7 @@ class FalkorStore(GraphStore):
 
     def needs_healing(self) -> bool:
         live, orphans = self.vector_index_entries()
-        return orphans > max(ORPHAN_MIN, (live + orphans) // 5)
+        return IndexHealth("complete", live, orphans).orphaned
 
     def vector_dimension(self) -> int | None:
         for row in self.run("list_indexes"):

@@ -94,8 +94,10 @@ class StoreSearch(RunsQueries):
             fewest = want  # the fewest hits of a vector asked again
             for i in pending:
                 row = seen.get(i)
-                hits = [(str(pid), float(sim)) for pid, sim in (row["hits"] if row else [])]
-                hits.sort(key=lambda hit: (-hit[1], hit[0]))
+                # while FalkorDB swaps a label's index for a new one (a rebuild), the vector
+                # procedure can return a node from each: keep each passage once
+                best = {str(pid): float(sim) for pid, sim in (row["hits"] if row else [])}
+                hits = sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))
                 results[i] = hits
                 short = (
                     len(hits) < want

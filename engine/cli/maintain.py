@@ -1,0 +1,73 @@
+"""``kgp maintain``: keep a long-lived graph healthy (:mod:`kgp.ingest.maintain`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from kgp.cli.context import Context
+from kgp.cli.output import emit_json, fail
+from kgp.errors import KgpError
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from kgp.stores.health import IndexHealth
+
+
+def maintain(
+    ctx: typer.Context,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="Build the vector index again whatever its health.")
+    ] = False,
+    sample: Annotated[
+        int,
+        typer.Option(
+            "--sample", min=0, help="Passages whose 10 nearest are checked against exact search."
+        ),
+    ] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+) -> None:
+    """Finish what stopped syncs left, rebuild the vector index when its sampled recall@10
+    falls below 0.95 or orphaned entries pile up (or with --rebuild), and compact the store's
+    log. Other processes keep answering meanwhile. Run it from a timer on busy graphs.
+
+    Example: kgp maintain --json
+    """
+    from kgp.ingest.maintain import maintain as run_maintenance
+
+    state: Context = ctx.obj
+    try:
+        with state.open(state.settings()) as kg:  # the admin view, or the graph's operator
+            report = run_maintenance(kg.syncer(), rebuild=rebuild, sample=sample)
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        emit_json(report.as_dict())
+        return
+    console = Console(highlight=False)
+    console.print(f"before: {describe(report.before)}")
+    done = []
+    if report.recovered:
+        done.append(f"linked {report.recovered} documents a stopped sync had written")
+    if report.refilled:
+        done.append(f"recomputed the neighbours of {report.refilled} passages")
+    if report.rebuilt:
+        done.append(f"rebuilt the vector index ({'; '.join(report.reasons)})")
+    if report.compacted:
+        done.append("compacted the store's log")
+    for line in done or ["nothing to do"]:
+        console.print(f"  {line}")
+    if report.after is not None:
+        console.print(f"after: {describe(report.after)} ({report.seconds:.1f} s)")
+
+
+def describe(health: IndexHealth) -> str:
+    recall = (
+        f", sampled recall@10 {health.recall_at_10:.3f} ({health.sampled} passages)"
+        if health.recall_at_10 is not None
+        else ""
+    )
+    return (
+        f"vector index {health.state}: {health.passages} passages, {health.orphans} orphaned "
+        f"entries{recall}"
+    )

@@ -1,0 +1,67 @@
+"""How healthy a graph's vector index is: whether it is complete, how many orphaned entries it
+holds (FalkorDB 4.16 keeps the vector of every rewritten or deleted passage, issue #2179), and
+the recall@10 of vector search against exact search on a sample of passages. ``kgp stats``
+shows it; ``kgp maintain`` rebuilds an index that has lost recall."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+from kgp.access import ADMIN_CALLER
+from kgp.stores.model import SearchHit
+
+RECALL_FLOOR = 0.95  # a sampled recall@10 below this asks for a rebuild
+ORPHAN_MIN = 1000  # never rebuild for fewer orphans than this (nor for under a fifth)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexHealth:
+    state: str  # "complete", "building" (searches are exact meanwhile) or "none"
+    passages: int  # live entries
+    orphans: int  # entries of passages that are gone
+    sampled: int = 0  # passages whose 10 nearest were compared with exact search
+    recall_at_10: float | None = None
+
+    @property
+    def low_recall(self) -> bool:
+        return self.recall_at_10 is not None and self.recall_at_10 < RECALL_FLOOR
+
+    @property
+    def orphaned(self) -> bool:
+        """As many orphans as the store's own healing waits for (FalkorStore.needs_healing)."""
+        return self.orphans > max(ORPHAN_MIN, (self.passages + self.orphans) // 5)
+
+    @property
+    def needs_rebuild(self) -> bool:
+        return self.state == "complete" and (self.low_recall or self.orphaned)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "needs_rebuild": self.needs_rebuild}
+
+
+class Sampled(Protocol):
+    """What the sampled check needs of a store (FalkorStore)."""
+
+    def run(self, name: str, parameters: Any = None, *, write: bool = False) -> list[Any]: ...
+    def vector_search(self, vector: list[float], limit: int = 10) -> list[SearchHit]: ...
+    def reading_as(self, caller: Any) -> Any: ...
+
+
+def sampled_recall(store: Sampled, sample: int, passages: int) -> tuple[int, float | None]:
+    """Recall@10 of the store's vector search (the index, searched past orphans as retrieval
+    does) against exact search, averaged over about ``sample`` random passages' vectors."""
+    if sample < 1 or passages < 1:
+        return 0, None
+    share = min(1.0, 2.0 * sample / passages)
+    with store.reading_as(ADMIN_CALLER):
+        rows = store.run("sample_passages", {"share": share, "limit": sample})
+        found = []
+        for row in rows:
+            vector = [float(x) for x in row["embedding"]]
+            near = {hit.id for hit in store.vector_search(vector, 10)}
+            request = {"i": 0, "vector": vector, "limit": 10, "exclude": [], "exclude_doc": ""}
+            (exact,) = store.run("knn_exact", {"row": request, "limit": 10})
+            truth = {str(pid) for pid, _ in exact["hits"]}
+            found.append(len(near & truth) / max(1, len(truth)))
+    return len(found), (round(sum(found) / len(found), 4) if found else None)
