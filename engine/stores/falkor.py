@@ -242,7 +242,7 @@ class FalkorStore(GraphStore):
             text = params_header(parameters) + query
             result = self.graph.query(text) if write else self.graph.ro_query(text)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
+            raise StoreUnavailableError(self.server.lost(exc)) from None
         except redis.ResponseError as exc:
             if not write and "empty key" in str(exc):
                 return []  # the graph does not exist yet: reads find nothing

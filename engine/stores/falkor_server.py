@@ -12,6 +12,7 @@ import fcntl
 import hashlib
 import logging
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -35,6 +36,7 @@ LOAD_TIMEOUT = 900.0  # seconds a server may spend loading a large graph
 # (FalkorDB 4.16 was seen deadlocked at start: every thread waiting on a lock, 0 CPU)
 STALL_SECONDS = 30.0
 LOG_MAX_BYTES = 1024 * 1024
+FULL_BYTES = 16 * 1024 * 1024  # a disk with less free is full for a write that failed
 # in the home while the only change since the snapshot is the vector index built at a start
 # (FalkorStore): the append-only file's size then; any compaction removes it
 PARKED = "vector-index-parked"
@@ -175,6 +177,25 @@ class EmbeddedServer:
         """Hold the data directory's lock: no process starts, joins or stops the server."""
         with self._locked():
             yield
+
+    def lost(self, exc: Exception) -> str:
+        """Why the server went away, for the one line a user reads: a full disk says so (redis
+        stops when it cannot append a write with ``appendfsync always``, keeping none of it)."""
+        last = log_tail(self.log_file)
+        if "AOF write error" in last or "No space left" in last:
+            free = shutil.disk_usage(self.home).free
+            if free < FULL_BYTES:
+                return (
+                    f"the disk holding {self.home} is full ({free // 1024} KB free): the "
+                    "FalkorDB server stopped and kept no part of the last write, so every "
+                    "document is whole or absent; free some space, then run the sync again"
+                )
+            return (
+                f"the FalkorDB server in {self.home} could not append a write to its log and "
+                f"stopped ({last}); no part of the write was kept; check the disk, then run "
+                "the sync again"
+            )
+        return f"lost the FalkorDB server in {self.home}: {exc} (its log: {last})"
 
     def log_size(self) -> int:
         """The append-only file's size in bytes: it grows with every write."""

@@ -266,7 +266,14 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path, default=None)
     parser.add_argument("--vectors", choices=["standin", "encoder"], default="standin")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--plot", type=Path, default=None, help="Draw cost against size here.")
+    parser.add_argument(
+        "--replot", type=Path, default=None, help="Only draw --plot from this run's JSON line."
+    )
     args = parser.parse_args()
+    if args.replot is not None:
+        plot(json.loads(args.replot.read_text().strip().splitlines()[-1]), args.plot)
+        return
     if not args.corpus.is_file():
         raise SystemExit(f"no corpus at {args.corpus}; pass --corpus")
     sizes = sorted(int(s) for s in args.sizes.split(","))
@@ -293,7 +300,42 @@ def main() -> None:
             f"({row['kb_per_passage']} KB/passage), recall@10 {row['recall_at_10']}",
             flush=True,
         )
+    if args.plot is not None:
+        plot(results, args.plot)
     print(json.dumps(results))
+
+
+def plot(results: dict[str, dict], path: Path | None) -> None:
+    """Cost against size, both axes logarithmic: one panel per measure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if path is None:
+        raise SystemExit("--replot needs --plot FILE")
+    sizes = sorted(int(s) for s in results)
+    panels = [
+        ("p50_ms", "retrieve p50 (ms)"),
+        ("write_rows_per_s", "sync (passages/s)"),
+        ("reopen_s", "reopen to first answer (s)"),
+        ("index_ready_s", "vector index complete (s)"),
+        ("add_s", "add a 50-passage document (s)"),
+        ("kb_per_passage", "server memory (KB/passage)"),
+    ]
+    figure, axes = plt.subplots(2, 3, figsize=(11, 6))
+    for axis, (key, title) in zip(axes.flat, panels, strict=True):
+        values = [results[str(s)].get(key) for s in sizes]
+        axis.plot(sizes, values, marker="o")
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_title(title, fontsize=10)
+        axis.set_xlabel("passages")
+        axis.grid(True, which="both", alpha=0.3)
+    figure.suptitle("kgp on one 2-core machine, embedded FalkorDB (stand-in vectors)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    print(f"plot: {path}")
 
 
 if __name__ == "__main__":
