@@ -229,6 +229,28 @@ def test_bad_files_are_reported_and_the_rest_is_synced(tmp_path: Path, graphs: A
     assert graph.dump() == before, "a bad file changes nothing else"
 
 
+def test_many_files_with_bad_ones_among_them(tmp_path: Path, graphs: Any) -> None:
+    """600 files, one in twenty bad (corrupt, binary, empty), spread through the write batches
+    (several documents per query): every good one is synced, every bad one reported, none of
+    the good ones kept out by a bad neighbour in its batch."""
+    folder = tmp_path / "many"
+    bad: dict[str, bytes] = {}
+    for i in range(600):
+        name = f"part{i // 100}/note{i:03d}.txt"
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if i % 20 == 7:
+            bad[name] = [b"", os.urandom(300), b"\x00\x01 nul"][i % 3]
+            path.write_bytes(bad[name])
+        else:
+            path.write_text(f"Note {i} says station {i % 13} logged {i * 7 % 101} mm of rain.")
+    graph = graphs("kb")
+    report = graph.sync(folder)
+    assert sorted(s.path for s in report.skipped) == sorted(bad)
+    assert len(report.added) == 600 - len(bad) == graph.store.counts().labels["Document"]
+    assert report.partial and report.passages == 600 - len(bad)
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files without read permission")
 def test_unreadable_file(tmp_path: Path, graphs: Any) -> None:
     folder = write_corpus(tmp_path / "docs", ["rivers.txt"])
