@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,7 +132,7 @@ def file_candidates(
     paths: Iterable[Path],
     root: Path,
     report: SyncReport,
-    default_groups: Sequence[str],
+    default_groups: tuple[str, ...],
     groups: Iterable[str] | None = None,
 ) -> list[Candidate]:
     """The given files as documents with ids relative to ``root``, with ``groups`` or else
