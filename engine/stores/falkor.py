@@ -94,6 +94,7 @@ def _plain(value: Any) -> Any:
 
 
 INDEX_WAIT_SECONDS = 900.0
+PARK_SECONDS = 20.0  # the most a close waits for each step of setting the vector index aside
 
 
 class FalkorStore(GraphStore):
@@ -169,15 +170,17 @@ class FalkorStore(GraphStore):
         except (OSError, ValueError):
             clean = False
         self.run("drop_passage_vector", write=True)
-        self._wait_for_indexes()
+        # bounded: a close never waits long (past it, the server stops with the snapshot it
+        # has, and the next start loads the index the slow way)
+        self._wait_for_indexes(timeout=PARK_SECONDS)
         if not clean:  # the snapshot may hold the index (a compaction since), or writes after
-            self.server.compact(min_bytes=0, growth=-1.0)  # its build would wait for it
+            self.server.compact(min_bytes=0, growth=-1.0, timeout=PARK_SECONDS)
         marker.unlink(missing_ok=True)
 
     def _unpark_vector_index(self) -> bool:
         """Build the vector index again if the graph was loaded without one; True if it
         started a build."""
-        with self.server.exclusive(), self.reading_as(ADMIN_CALLER):  # one process builds it
+        with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds it
             if self.vector_dimension() is not None:
                 return False
             rows = self.run("any_passage_vector")
@@ -208,7 +211,7 @@ class FalkorStore(GraphStore):
         return IndexHealth("complete", live, orphans, sampled, recall)
 
     def await_vector_index(self) -> None:
-        if not self._vectors_ready:
+        if not self._vectors_ready or self._building():  # (another process's start, too)
             self._wait_for_indexes()
 
     def _knn_candidates(self, rows: list[dict[str, Any]]) -> list[Row]:

@@ -12,7 +12,6 @@ import fcntl
 import hashlib
 import logging
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 import redis
 from kgp.errors import KgpError, StoreUnavailableError
 from kgp.files import PRIVATE_DIR, PRIVATE_FILE, private_dir, write_private
-from kgp.stores.processes import cpu_ticks, log_tail, pid_alive, rotate_log
+from kgp.stores.processes import cpu_ticks, log_tail, lost_server, pid_alive, rotate_log
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -36,7 +35,6 @@ LOAD_TIMEOUT = 900.0  # seconds a server may spend loading a large graph
 # (FalkorDB 4.16 was seen deadlocked at start: every thread waiting on a lock, 0 CPU)
 STALL_SECONDS = 30.0
 LOG_MAX_BYTES = 1024 * 1024
-FULL_BYTES = 16 * 1024 * 1024  # a disk with less free is full for a write that failed
 # in the home while the only change since the snapshot is the vector index built at a start
 # (FalkorStore): the append-only file's size then; any compaction removes it
 PARKED = "vector-index-parked"
@@ -126,7 +124,7 @@ class EmbeddedServer:
             ) from None
 
     @contextmanager
-    def _locked(self) -> Iterator[None]:
+    def locked(self) -> Iterator[None]:
         descriptor = os.open(self.home / "server.lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
         with os.fdopen(descriptor, "r+b") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
@@ -172,37 +170,18 @@ class EmbeddedServer:
         except redis.ResponseError as exc:
             return "loading" if "LOADING" in str(exc) else "ready"
 
-    @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        """Hold the data directory's lock: no process starts, joins or stops the server."""
-        with self._locked():
-            yield
-
     def lost(self, exc: Exception) -> str:
-        """Why the server went away, for the one line a user reads: a full disk says so (redis
-        stops when it cannot append a write with ``appendfsync always``, keeping none of it)."""
-        last = log_tail(self.log_file)
-        if "AOF write error" in last or "No space left" in last:
-            free = shutil.disk_usage(self.home).free
-            if free < FULL_BYTES:
-                return (
-                    f"the disk holding {self.home} is full ({free // 1024} KB free): the "
-                    "FalkorDB server stopped and kept no part of the last write, so every "
-                    "document is whole or absent; free some space, then run the sync again"
-                )
-            return (
-                f"the FalkorDB server in {self.home} could not append a write to its log and "
-                f"stopped ({last}); no part of the write was kept; check the disk, then run "
-                "the sync again"
-            )
-        return f"lost the FalkorDB server in {self.home}: {exc} (its log: {last})"
+        """Why the server went away, in the one line a user reads."""
+        return lost_server(self.home, self.log_file, exc)
 
     def log_size(self) -> int:
         """The append-only file's size in bytes: it grows with every write."""
         with self.client(timeout=30.0) as conn:
             return int(conn.info("persistence").get("aof_current_size", 0))
 
-    def compact(self, *, min_bytes: int = 1024 * 1024, growth: float = 1.0) -> bool:
+    def compact(
+        self, *, min_bytes: int = 1024 * 1024, growth: float = 1.0, timeout: float = 600.0
+    ) -> bool:
         """Rewrite the append-only file as a snapshot when its log of writes has grown past
         ``min_bytes`` and ``growth`` times the last snapshot, so the next start loads quickly
         instead of replaying every write (what redis's automatic rewrite would do, run only at
@@ -219,7 +198,7 @@ class EmbeddedServer:
             except redis.ResponseError as exc:
                 if "already in progress" not in str(exc):
                     raise StoreUnavailableError(f"FalkorDB could not compact: {exc}") from None
-            deadline = time.monotonic() + 600
+            deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
                 info = conn.info("persistence")
                 if not info.get("aof_rewrite_in_progress") and not info.get(
@@ -227,7 +206,9 @@ class EmbeddedServer:
                 ):
                     return True
                 time.sleep(0.05)
-        raise StoreUnavailableError(f"FalkorDB compaction in {self.home} did not finish in 600 s")
+        raise StoreUnavailableError(
+            f"FalkorDB compaction in {self.home} did not finish in {timeout:.0f} s"
+        )
 
     def _config(self, module: Path) -> str:
         return "\n".join(
@@ -348,7 +329,7 @@ class EmbeddedServer:
         if self._user is not None:
             return
         self._prepare_home()
-        with self._locked():
+        with self.locked():
             pid = self._server_pid()
             try:
                 if pid is None or not pid_alive(pid):
@@ -373,7 +354,7 @@ class EmbeddedServer:
         nodes can end up attached to the wrong nodes), but never writes a failed query to the
         append-only file, so a reload restores exactly the last good state.
         """
-        with self._locked():
+        with self.locked():
             pid = self._server_pid()
             if pid is not None:
                 self._kill(pid)
@@ -386,7 +367,7 @@ class EmbeddedServer:
         first calling ``before_shutdown`` (a failure there is logged: the server still stops)."""
         if self._user is None:
             return
-        with self._locked():
+        with self.locked():
             self._user.unlink(missing_ok=True)
             self._user = None
             if self._live_users():

@@ -1,10 +1,11 @@
 """What the embedded server's keeper asks the operating system about a process: whether it is
 alive (a zombie is not) and how much CPU time it has used (Linux /proc; None elsewhere); and the
-process's log file, kept small and read for its last message."""
+process's log file, kept small and read for its last message, which says why it went away."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 
@@ -57,3 +58,25 @@ def log_tail(log: Path) -> str:
         if marker in last:
             return last.split(marker, 1)[1]
     return last
+
+
+FULL_BYTES = 16 * 1024 * 1024  # a disk with less free is full for a write that failed
+
+
+def lost_server(home: Path, log: Path, exc: Exception) -> str:
+    """Why a redis server went away: a full disk says so (redis stops when it cannot append a
+    write to its log with ``appendfsync always``, keeping none of it)."""
+    last = log_tail(log)
+    if "AOF write error" in last or "No space left" in last:
+        free = shutil.disk_usage(home).free
+        if free < FULL_BYTES:
+            return (
+                f"the disk holding {home} is full ({free // 1024} KB free): the FalkorDB "
+                "server stopped and kept no part of the last write, so every document is whole "
+                "or absent; free some space, then run the sync again"
+            )
+        return (
+            f"the FalkorDB server in {home} could not append a write to its log and stopped "
+            f"({last}); no part of the write was kept; check the disk, then run the sync again"
+        )
+    return f"lost the FalkorDB server in {home}: {exc} (its log: {last})"
