@@ -64,7 +64,9 @@ def windows(text: str, size: int = 250, overlap: int = 50) -> list[str]:
         out.append(flat[start:end].strip())
         if end >= len(flat):
             break
-        nxt = end - overlap
-        space = flat.find(" ", nxt)  # the next window starts at a word (the cut's, at least)
-        start = max(start + 1, space + 1 if 0 <= space <= end else nxt)
+        # the next window starts at the first word at or after the overlap's start (at latest
+        # the word after the cut), inside a word only where the cut was inside one
+        nxt = max(end - overlap, start + 1)
+        space = flat.find(" ", nxt - 1)
+        start = space + 1 if 0 <= space <= end else nxt
     return [w for w in out if w]

@@ -32,6 +32,7 @@ def test_sentences_split_at_sentence_ends_and_keep_abbreviations() -> None:
 @example("ab " + "0" * 61 + " cd", 60, 1)
 @example("0" * 29 + "\r" + "0" * 31, 60, 0)  # the only space before the window's middle
 @example("0" * 58 + "\r" + "00", 60, 1)  # the overlap's start is the cut itself
+@example("0" * 8 + "\r" + "0" * 52, 60, 9)  # the overlap reaches back before the window
 def test_windows_cover_all_words_in_order(text: str, size: int, overlap: int) -> None:
     parts = windows(text, size, overlap)
     flat = normalise(text)
