@@ -10,10 +10,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kgp import cypher
 from kgp.access import Caller
 from kgp.errors import StoreError
 from kgp.stores import FalkorStore
 from kgp.stores.falkor_server import PARKED, EmbeddedServer
+from kgp.stores.processes import pid_alive
 from kgp.stores.search import StoreSearch
 from kgp.stores.tracer import TraceLog
 
@@ -165,3 +167,26 @@ def test_a_refused_vector_query_is_answered_exactly(
         store.tracer = log
         assert search(store, vectors) == indexed
         assert log.names().count("knn_exact") == len(vectors)
+
+
+def test_a_failure_while_setting_the_index_aside_still_stops_the_server(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The close holds the data directory's lock: a failed write there must not reload the
+    server (which takes the lock: a deadlock), only be logged; the next start still works."""
+    vectors = written(data_dir)
+    store = FalkorStore(data_dir=data_dir).open()
+    indexed = search(store, vectors)
+    real = cypher.load
+    monkeypatch.setattr(
+        cypher,
+        "load",
+        lambda d, n: "DROP VECTOR INDEX nonsense" if n == "drop_passage_vector" else real(d, n),
+    )
+    pid = int(store.server.pid_file.read_text())
+    store.close()
+    assert "cannot set the vector index aside" in caplog.text
+    assert not pid_alive(pid)
+    monkeypatch.undo()
+    with FalkorStore(data_dir=data_dir) as again:
+        assert search(again, vectors) == indexed

@@ -169,7 +169,11 @@ class FalkorStore(GraphStore):
             clean = int(marker.read_text(encoding="ascii")) == self.server.log_size()
         except (OSError, ValueError):
             clean = False
-        self.run("drop_passage_vector", write=True)
+        try:  # not through run(): its failed write would reload the server, whose lock the
+            self.graph.query(cypher.load(self.dialect, "drop_passage_vector"))  # close holds
+        except redis.ResponseError as exc:
+            reason = f"{self.describe()}: cannot set the vector index aside: {exc}"
+            raise StoreError(reason) from None
         # bounded: a close never waits long (past it, the server stops with the snapshot it
         # has, and the next start loads the index the slow way)
         self._wait_for_indexes(timeout=PARK_SECONDS)
