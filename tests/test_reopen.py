@@ -24,7 +24,7 @@ from tests.graphs import DIM, make_document
 
 def written(data_dir: Path, documents: int = 6) -> list[list[float]]:
     """A graph of a few documents, closed; some of its vectors to search with."""
-    with FalkorStore(data_dir=data_dir) as store:
+    with FalkorStore(data_dir=data_dir, park=True) as store:
         store.ensure_schema(DIM)
         for i in range(documents):
             store.write_document(make_document(f"d{i}.txt", 12, seed=i, tables=0))
@@ -60,7 +60,7 @@ def test_the_snapshot_a_start_loads_has_no_vector_index(data_dir: Path) -> None:
     written(data_dir)
     indexes = snapshot_indexes(data_dir)
     assert "VECTOR" not in indexes["Passage"] and "RANGE" in indexes["Passage"]
-    with FalkorStore(data_dir=data_dir) as store:  # built again at the start
+    with FalkorStore(data_dir=data_dir, park=True) as store:  # built again at the start
         assert store.vector_dimension() == DIM
         store.write_document(make_document("late.txt", 4, seed=40, tables=0))
         # a compaction while the index exists puts it in the snapshot
@@ -71,14 +71,14 @@ def test_the_snapshot_a_start_loads_has_no_vector_index(data_dir: Path) -> None:
 
 def test_a_start_without_writes_needs_no_new_snapshot(data_dir: Path) -> None:
     written(data_dir)
-    with FalkorStore(data_dir=data_dir) as store:
+    with FalkorStore(data_dir=data_dir, park=True) as store:
         store.await_vector_index()
         size = store.server.log_size()
         assert (store.server.home / PARKED).read_text() == str(size)
     base = sorted((data_dir / "falkordb" / "appendonlydir").glob("*.base.rdb"))
     assert len(base) == 1
     before = base[0].stat().st_mtime_ns
-    with FalkorStore(data_dir=data_dir) as store:
+    with FalkorStore(data_dir=data_dir, park=True) as store:
         store.await_vector_index()
     after = sorted((data_dir / "falkordb" / "appendonlydir").glob("*.base.rdb"))
     assert [p.stat().st_mtime_ns for p in after] == [before]  # the close compacted nothing
@@ -90,7 +90,7 @@ def test_searches_while_the_index_is_built_are_exact_and_filtered(
 ) -> None:
     vectors = written(data_dir)
     log = TraceLog()
-    with FalkorStore(data_dir=data_dir, tracer=log) as store:
+    with FalkorStore(data_dir=data_dir, tracer=log, park=True) as store:
         store.await_vector_index()
         options = [
             {},
@@ -116,8 +116,8 @@ def test_searches_while_the_index_is_built_are_exact_and_filtered(
 
 def test_a_store_that_is_not_the_last_user_leaves_the_index(data_dir: Path) -> None:
     vectors = written(data_dir)
-    first = FalkorStore(data_dir=data_dir).open()
-    second = FalkorStore(data_dir=data_dir).open()
+    first = FalkorStore(data_dir=data_dir, park=True).open()
+    second = FalkorStore(data_dir=data_dir, park=True).open()
     try:
         second.await_vector_index()
         expected = search(second, vectors)
@@ -134,7 +134,7 @@ def test_a_store_that_is_not_the_last_user_leaves_the_index(data_dir: Path) -> N
 
 def test_a_sync_after_a_start_waits_for_the_index(data_dir: Path) -> None:
     written(data_dir)
-    with FalkorStore(data_dir=data_dir) as store:
+    with FalkorStore(data_dir=data_dir, park=True) as store:
         assert not store._vectors_ready or store.vector_dimension() == DIM
         store.await_vector_index()
         statuses = store.run("index_status")
@@ -150,7 +150,7 @@ def test_a_refused_vector_query_is_answered_exactly(
     """FalkorDB refuses queryNodes while a label has no complete vector index (a start's
     build, seen in the server with 50,000 passages): the search is made exactly instead."""
     vectors = written(data_dir)
-    with FalkorStore(data_dir=data_dir) as store:
+    with FalkorStore(data_dir=data_dir, park=True) as store:
         store.await_vector_index()
         indexed = search(store, vectors)
         original = StoreSearch._knn_candidates
@@ -175,7 +175,7 @@ def test_a_failure_while_setting_the_index_aside_still_stops_the_server(
     """The close holds the data directory's lock: a failed write there must not reload the
     server (which takes the lock: a deadlock), only be logged; the next start still works."""
     vectors = written(data_dir)
-    store = FalkorStore(data_dir=data_dir).open()
+    store = FalkorStore(data_dir=data_dir, park=True).open()
     indexed = search(store, vectors)
     real = cypher.load
     monkeypatch.setattr(
@@ -188,5 +188,5 @@ def test_a_failure_while_setting_the_index_aside_still_stops_the_server(
     assert "cannot set the vector index aside" in caplog.text
     assert not pid_alive(pid)
     monkeypatch.undo()
-    with FalkorStore(data_dir=data_dir) as again:
+    with FalkorStore(data_dir=data_dir, park=True) as again:
         assert search(again, vectors) == indexed

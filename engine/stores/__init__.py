@@ -69,7 +69,12 @@ def store_from_settings(settings: Settings, tracer: Tracer | None = None) -> Gra
             database=settings.neo4j_database,
             tracer=tracer,
         )
-    return FalkorStore(data_dir=settings.data_dir, graph=settings.graph, tracer=tracer)
+    return FalkorStore(
+        data_dir=settings.data_dir,
+        graph=settings.graph,
+        tracer=tracer,
+        park=settings.fast_reopen,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -116,6 +116,7 @@ class FalkorStore(GraphStore):
         tracer: Tracer | None = None,
         start_timeout: float = 30.0,
         ef_runtime: int = 256,
+        park: bool = False,
     ) -> None:
         super().__init__(tracer=tracer)
         self.server = EmbeddedServer(data_dir=data_dir, start_timeout=start_timeout)
@@ -124,6 +125,7 @@ class FalkorStore(GraphStore):
         self._db: FalkorDB | None = None
         self._graph: Graph | None = None
         self._vectors_ready = True  # False while the vector index is built after a start
+        self.park = park  # the last user to close sets the vector index aside (see below)
 
     def describe(self) -> str:
         return f"embedded FalkorDB in {self.server.home} (graph {self.graph_name!r})"
@@ -143,7 +145,7 @@ class FalkorStore(GraphStore):
     def close(self) -> None:
         atexit.unregister(self.close)
         try:
-            park = self._park_vector_index if self._graph is not None else None
+            park = self._park_vector_index if self.park and self._graph is not None else None
             self.server.stop(before_shutdown=park)  # the last user parks the index
         finally:
             if self._db is not None:
