@@ -72,14 +72,18 @@ class KnowledgeGraph(Closing):
                 )
             return self._encoder
 
+    @property
+    def sees_everything(self) -> bool:
+        """The admin view, or the graph's operator: a client opened without groups
+        (KGP_GROUPS unset), which owns the data directory anyway."""
+        caller = self.store.caller_now()
+        return caller.admin or (caller is self.store.caller and self.settings.groups is None)
+
     def _check_writer(self, what: str) -> None:
         """Sync, add and remove change what everyone reads and report documents by id, so they
-        are for the admin view, or for the graph's operator: a client opened without groups
-        (KGP_GROUPS unset), which owns the data directory anyway. A caller given groups reads
-        only."""
-        caller = self.store.caller_now()
-        operator = caller is self.store.caller and self.settings.groups is None
-        if not (caller.admin or operator):
+        are for those who see everything (sees_everything). A caller given groups reads only."""
+        if not self.sees_everything:
+            caller = self.store.caller_now()
             raise AccessDeniedError(
                 f"{what} changes the graph for every reader, and this caller reads as groups "
                 f"{caller}; run it with the admin view (KGP_GROUPS=* or --groups '*') or "

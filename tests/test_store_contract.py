@@ -187,19 +187,18 @@ def test_documents_written_together_equal_documents_written_one_by_one(
     assert "a-old" not in keywords and keywords["shared"] == 2 + 3
 
 
+def on_a_missing_page(doc_id: str) -> DocumentGraph:
+    """A document with a passage on a page it does not have."""
+    made = make_document(doc_id)
+    extra = PassageRecord(page=9, ordinal=99, text="x", embedding=(0.0,) * DIM)
+    return DocumentGraph(document=made.document, passages=(*made.passages, extra))
+
+
 def test_a_bad_document_keeps_its_whole_batch_out(store: GraphStore) -> None:
     store.write_document(make_document("ok.txt"))
     before = store.dump()
-    bad = make_document("bad.txt")
-    broken = DocumentGraph(
-        document=bad.document,
-        passages=(
-            *bad.passages,
-            PassageRecord(page=9, ordinal=99, text="x", embedding=(0.0,) * DIM),
-        ),
-    )
     with pytest.raises(DocumentError, match=r"bad.txt.*page 9"):
-        store.write_documents([make_document("fine.txt", seed=3), broken])
+        store.write_documents([make_document("fine.txt", seed=3), on_a_missing_page("bad.txt")])
     with pytest.raises(DocumentError, match=r"fine\.txt: given twice"):
         store.write_documents([make_document("fine.txt"), make_document("fine.txt", seed=3)])
     rows = documents_rows([make_document("fine.txt", seed=3), make_document("ok.txt", 3)], DIM)
@@ -223,13 +222,7 @@ def test_inconsistent_document_is_refused_before_anything_is_written(store: Grap
     store.write_document(make_document("ok.txt"))
     before = store.dump()
     bad = make_document("bad.txt")
-    broken = DocumentGraph(
-        document=bad.document,
-        passages=(
-            *bad.passages,
-            PassageRecord(page=9, ordinal=99, text="x", embedding=(0.0,) * DIM),
-        ),
-    )
+    broken = on_a_missing_page("bad.txt")
     with pytest.raises(DocumentError, match=r"bad.txt.*page 9"):
         store.write_document(broken)
     wrong_dim = DocumentGraph(

@@ -18,7 +18,7 @@ from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
 from kgp.files import write_private
 from kgp.stores.base import GraphStore
 from kgp.stores.falkor_server import PARKED, EmbeddedServer
-from kgp.stores.health import IndexHealth, sampled_recall
+from kgp.stores.health import IndexHealth, sampled_recall, too_many_orphans
 from kgp.stores.maintenance import Row
 from kgp.stores.tracer import Tracer
 
@@ -171,11 +171,7 @@ class FalkorStore(GraphStore):
             clean = int(marker.read_text(encoding="ascii")) == self.server.log_size()
         except (OSError, ValueError):
             clean = False
-        try:  # not through run(): its failed write would reload the server, whose lock the
-            self.graph.query(cypher.load(self.dialect, "drop_passage_vector"))  # close holds
-        except redis.ResponseError as exc:
-            reason = f"{self.describe()}: cannot set the vector index aside: {exc}"
-            raise StoreError(reason) from None
+        self._locked_write("drop_passage_vector", {}, "cannot set the vector index aside")
         # bounded: a close never waits long (past it, the server stops with the snapshot it
         # has, and the next start loads the index the slow way)
         self._wait_for_indexes(timeout=PARK_SECONDS)
@@ -194,17 +190,19 @@ class FalkorStore(GraphStore):
                 return False  # no passages yet: the first sync creates the index
             dimension = len(rows[0]["embedding"])
             params = {"dimension": dimension, "ef_runtime": self.ef_runtime}
-            query = params_header(params) + cypher.load(self.dialect, "index_passage_vector")
-            try:  # not through run(): its failed write would restart the server, lock held
-                self.graph.query(query)
-            except redis.ResponseError as exc:
-                raise StoreError(
-                    f"{self.describe()}: cannot build the vector index: {exc}"
-                ) from None
+            self._locked_write("index_passage_vector", params, "cannot build the vector index")
             write_private(self.server.home / PARKED, str(self.server.log_size()), encoding="ascii")
         self.dimension = dimension
         self._vectors_ready = False
         return True
+
+    def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None:
+        """A schema write made while holding the data directory's lock: not through run(),
+        whose failed write reloads the server, which takes the same lock (a deadlock)."""
+        try:
+            self.graph.query(params_header(parameters) + cypher.load(self.dialect, name))
+        except redis.ResponseError as exc:
+            raise StoreError(f"{self.describe()}: {what}: {exc}") from None
 
     def index_health(self, sample: int = 10) -> IndexHealth:
         with self.reading_as(ADMIN_CALLER):
@@ -341,7 +339,7 @@ class FalkorStore(GraphStore):
 
     def needs_healing(self) -> bool:
         live, orphans = self.vector_index_entries()
-        return IndexHealth("complete", live, orphans).orphaned
+        return too_many_orphans(live, orphans)
 
     def vector_dimension(self) -> int | None:
         for row in self.run("list_indexes"):

@@ -9,7 +9,6 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from kgp.access import ADMIN_CALLER
-from kgp.stores.model import SearchHit
 
 RECALL_FLOOR = 0.95  # a sampled recall@10 below this asks for a rebuild
 ORPHAN_MIN = 1000  # never rebuild for fewer orphans than this (nor for under a fifth)
@@ -29,8 +28,7 @@ class IndexHealth:
 
     @property
     def orphaned(self) -> bool:
-        """As many orphans as the store's own healing waits for (FalkorStore.needs_healing)."""
-        return self.orphans > max(ORPHAN_MIN, (self.passages + self.orphans) // 5)
+        return too_many_orphans(self.passages, self.orphans)
 
     @property
     def needs_rebuild(self) -> bool:
@@ -40,11 +38,19 @@ class IndexHealth:
         return {**asdict(self), "needs_rebuild": self.needs_rebuild}
 
 
+def too_many_orphans(live: int, orphans: int) -> bool:
+    """Orphans past a fifth of the index's entries, and at least ORPHAN_MIN: the index is
+    worth rebuilding (FalkorStore heals it then after a sync; kgp maintain too)."""
+    return orphans > max(ORPHAN_MIN, (live + orphans) // 5)
+
+
 class Sampled(Protocol):
     """What the sampled check needs of a store (FalkorStore)."""
 
     def run(self, name: str, parameters: Any = None, *, write: bool = False) -> list[Any]: ...
-    def vector_search(self, vector: list[float], limit: int = 10) -> list[SearchHit]: ...
+    def nearest(
+        self, vectors: list[list[float]], *, want: int
+    ) -> list[list[tuple[str, float]]]: ...
     def reading_as(self, caller: Any) -> Any: ...
 
 
@@ -56,10 +62,11 @@ def sampled_recall(store: Sampled, sample: int, passages: int) -> tuple[int, flo
     share = min(1.0, 2.0 * sample / passages)
     with store.reading_as(ADMIN_CALLER):
         rows = store.run("sample_passages", {"share": share, "limit": sample})
+        vectors = [[float(x) for x in row["embedding"]] for row in rows]
+        searched = store.nearest(vectors, want=10)  # every sample in one query
         found = []
-        for row in rows:
-            vector = [float(x) for x in row["embedding"]]
-            near = {hit.id for hit in store.vector_search(vector, 10)}
+        for vector, hits in zip(vectors, searched, strict=True):
+            near = {pid for pid, _ in hits[:10]}
             request = {"i": 0, "vector": vector, "limit": 10, "exclude": [], "exclude_doc": ""}
             (exact,) = store.run("knn_exact", {"row": request, "limit": 10})
             truth = {str(pid) for pid, _ in exact["hits"]}
