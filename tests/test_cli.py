@@ -203,9 +203,15 @@ def test_sync_watch_follows_the_folder(tmp_path: Path, data_dir: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        # Ctrl-C reaches a foreground command; a runner started in the background of a shell
+        # without job control ignores SIGINT, and its children inherit that (Python then installs
+        # no handler: the command would never see the SIGINT below)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+    assert proc.stdout is not None and proc.stderr is not None
+    errors = proc.stderr.read
     lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()
     try:
         first = json.loads(lines.get(timeout=120))
         assert first["added"] == ["rivers.txt"]
@@ -217,8 +223,12 @@ def test_sync_watch_follows_the_folder(tmp_path: Path, data_dir: Path) -> None:
         assert third["removed"] == ["rivers.txt"]
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=30)
-    assert proc.returncode in (0, 130)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail(f"kgp sync --watch still running 30 s after SIGINT; stderr:\n{errors()}")
+    assert proc.returncode in (0, 130), errors()
 
 
 @pytest.mark.slow
