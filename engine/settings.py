@@ -67,10 +67,9 @@ class Settings(BaseSettings):
     store: StoreKind = StoreKind.EMBEDDED
     data_dir: Path = Field(default_factory=default_data_dir)
     graph: str = "kgp"
-    # KGP_FAST_REOPEN=1: the last process to close the embedded store sets its vector index
-    # aside, so the next start loads without rebuilding it (FalkorStore; off by default while a
-    # CI-only hang at close is understood)
-    fast_reopen: bool = False
+    # the last process to close the embedded store sets its vector index aside, so the next
+    # start loads without rebuilding it (FalkorStore's park); KGP_FAST_REOPEN=0 keeps it
+    fast_reopen: bool = True
 
     neo4j_uri: str = "neo4j://localhost:7687"
     neo4j_user: str = "neo4j"

@@ -5,6 +5,7 @@ without it and builds it in the background. Meanwhile searches are exact and wri
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ import pytest
 from kgp import cypher
 from kgp.access import Caller
 from kgp.errors import StoreError
-from kgp.stores import FalkorStore
+from kgp.settings import load_settings
+from kgp.stores import FalkorStore, store_from_settings
 from kgp.stores.falkor_server import PARKED, EmbeddedServer
 from kgp.stores.processes import pid_alive
 from kgp.stores.search import StoreSearch
@@ -67,6 +69,23 @@ def test_the_snapshot_a_start_loads_has_no_vector_index(data_dir: Path) -> None:
         assert store.server.compact(min_bytes=0, growth=0.0)
         assert not (store.server.home / PARKED).exists()
     assert "VECTOR" not in snapshot_indexes(data_dir)["Passage"]  # taken out again at close
+
+
+def test_settings_park_by_default_and_kgp_fast_reopen_0_keeps_the_index(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key in [k for k in os.environ if k.startswith("KGP_")]:
+        monkeypatch.delenv(key)
+    default = store_from_settings(load_settings(data_dir=data_dir))
+    assert isinstance(default, FalkorStore) and default.park
+    monkeypatch.setenv("KGP_FAST_REOPEN", "0")
+    store = store_from_settings(load_settings(data_dir=data_dir))
+    assert isinstance(store, FalkorStore) and not store.park
+    with store.open():
+        store.ensure_schema(DIM)
+        store.write_document(make_document("kept.txt", 6, seed=3, tables=0))
+        store.server.compact(min_bytes=0, growth=-1.0)  # the snapshot holds the index
+    assert "VECTOR" in snapshot_indexes(data_dir)["Passage"]  # and keeps it at close
 
 
 def test_a_start_without_writes_needs_no_new_snapshot(data_dir: Path) -> None:

@@ -116,7 +116,7 @@ class FalkorStore(GraphStore):
         tracer: Tracer | None = None,
         start_timeout: float = 30.0,
         ef_runtime: int = 256,
-        park: bool = False,
+        park: bool = True,
     ) -> None:
         super().__init__(tracer=tracer)
         self.server = EmbeddedServer(data_dir=data_dir, start_timeout=start_timeout)
