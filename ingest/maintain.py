@@ -53,7 +53,7 @@ def maintain(syncer: Syncer, *, rebuild: bool = False, sample: int = SAMPLE) -> 
         with syncer.guard():
             if store.pending_documents():
                 report.recovered = syncer.linker.recover()
-            if store.passages_needing_knn(1):
+            if store.knn_flags():
                 report.refilled = syncer.linker.refill()
         report.reasons = rebuild_reasons(report.before, asked=rebuild)
         if report.reasons:

@@ -247,7 +247,7 @@ class Syncer:
     def _finish(self, report: SyncReport) -> None:
         """Recompute the neighbours of passages that lost some, clear the vector index of
         orphans when they have piled up, and compact the store's log after writes."""
-        if self.store.passages_needing_knn(1):  # guarded only when there is something to do
+        if self.store.knn_flags():  # guarded only when there is something to do
             with self.guard():
                 report.refilled = self.linker.refill()
         wrote = report.added or report.changed or report.removed or report.refilled

@@ -104,13 +104,14 @@ def test_flags_and_weakest_links(store: GraphStore) -> None:
     assert store.weakest_links([a0]) == {a0: (3, 0.5, False)}
     store.write_document(make_document("b.txt", 1, seed=4))  # a0 loses two neighbours
     assert store.weakest_links([a0, "missing"]) == {a0: (1, 0.5, True)}
-    assert [r.id for r in store.passages_needing_knn()] == [a0]
+    assert [r.id for r in store.passages_needing_knn()] == [a0] and store.knn_flags() == 1
     assert store.similar_edges([a0]) == {a0: [(passage_id("c.txt", 0), 0.5)]}
     assert store.weak_passages(0.5) == [a0] and store.weak_passages(0.4) == []
     assert store.count_weak_edges(1.0, 10) == 1
     assert store.pending_documents() == ["a.txt", "b.txt", "c.txt"]
     store.replace_similar([{"source": a0, "targets": []}], done=["a.txt", "b.txt"])
     assert store.passages_needing_knn() == [] and store.pending_documents() == ["c.txt"]
+    assert store.knn_flags() == 0
 
 
 def test_rebuild_clears_orphans_and_keeps_every_index(fresh_store: GraphStore) -> None:
@@ -152,7 +153,7 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
         "schema 3: access groups, staff where none",
     ]
     assert [d.groups for d in store.list_documents()] == [("staff",)]
-    assert len(store.passages_needing_knn()) == 5
+    assert len(store.passages_needing_knn()) == 5 == store.knn_flags()
     nodes = store.dump()[0]
     passages = [n["props"] for n in nodes if n["label"] == "Passage"]
     assert all("needs_knn" not in p and len(p["text_hash"]) == 32 for p in passages)

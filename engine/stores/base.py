@@ -46,6 +46,7 @@ ADMIN_QUERIES = frozenset(
         "count_relationships",
         "any_passage_vector",
         "sample_passages",
+        "count_knn_flags",
         "count_weak_edges",
         "dump_nodes",
         "dump_relationships",

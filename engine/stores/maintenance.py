@@ -36,6 +36,11 @@ class StoreMaintenance(RunsQueries):
         rows = self.run("passages_needing_knn", {"limit": limit, "after": after})
         return [PassageVector(str(r["id"]), r["embedding"]) for r in rows]
 
+    def knn_flags(self) -> int:
+        """How many passages are flagged (``passages_needing_knn``), from the relationship count
+        alone: cheap at any size, unlike a search for the flags."""
+        return int(self.run("count_knn_flags")[0]["n"])
+
     def similar_edges(self, ids: Iterable[str]) -> dict[str, list[tuple[str, float]]]:
         """The SIMILAR out-edges of passages: ``{id: [(target, score), ...]}``."""
         id_list = list(dict.fromkeys(ids))
