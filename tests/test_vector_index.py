@@ -114,6 +114,20 @@ def test_flags_and_weakest_links(store: GraphStore) -> None:
     assert store.knn_flags() == 0
 
 
+def test_a_schema_3_graph_gets_its_flags_indexed(fresh_store: GraphStore) -> None:
+    """Flags written before schema 4 have no flag property: the migration gives it to them, and
+    the refill finds them (and only them)."""
+    store = fresh_store
+    store.write_document(make_document("old.txt", 3, seed=12, tables=0))
+    store.run("set_graph_encoder", {"encoder": "all-MiniLM-L6-v2", "schema": 3}, write=True)
+    old = passage_id("old.txt", 1)
+    store._execute(f"MATCH (p:Passage {{id: '{old}'}}) MERGE (p)-[:NEEDS_KNN]->(p)", {}, write=True)
+    assert store.knn_flags() == 1
+    assert store.migrate() == ["schema 4: NEEDS_KNN flags indexed"]
+    assert [r.id for r in store.passages_needing_knn()] == [old]
+    assert store.run("graph_schema")[0]["schema"] == 4 and store.migrate() == []
+
+
 def test_rebuild_clears_orphans_and_keeps_every_index(fresh_store: GraphStore) -> None:
     store = fresh_store
     for _ in range(3):
@@ -151,13 +165,14 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
     assert store.migrate(("staff",)) == [
         "schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt",
         "schema 3: access groups, staff where none",
+        "schema 4: NEEDS_KNN flags indexed",
     ]
     assert [d.groups for d in store.list_documents()] == [("staff",)]
     assert len(store.passages_needing_knn()) == 5 == store.knn_flags()
     nodes = store.dump()[0]
     passages = [n["props"] for n in nodes if n["label"] == "Passage"]
     assert all("needs_knn" not in p and len(p["text_hash"]) == 32 for p in passages)
-    assert store.run("graph_schema")[0]["schema"] == 3
+    assert store.run("graph_schema")[0]["schema"] == 4
     assert store.orphaned_vectors() == 0
     for pid, vector in own_vectors(store, "old.txt", 5).items():
         assert store.vector_search(vector, 1)[0].id == pid

@@ -11,7 +11,7 @@ CALL {
   WITH x  // from the document's passages: without it FalkorDB scans every passage (O(graph))
   MATCH (p:Passage)-[:SIMILAR]->(x)
   WHERE p.doc_id <> $id
-  MERGE (p)-[:NEEDS_KNN]->(p)
+  MERGE (p)-[:NEEDS_KNN {flag: true}]->(p)
 }
 CALL { MATCH (x:Passage {doc_id: $id}) DETACH DELETE x }
 CALL { MATCH (x:Table {doc_id: $id}) DETACH DELETE x }

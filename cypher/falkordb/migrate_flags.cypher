@@ -2,7 +2,7 @@
 // passage is flagged, so the next sync recomputes each one's exact k nearest (graphs written
 // before schema 2 linked old passages only to what existed when they were written).
 MATCH (p:Passage)
-MERGE (p)-[:NEEDS_KNN]->(p)
+MERGE (p)-[:NEEDS_KNN {flag: true}]->(p)
 WITH p
 WHERE p.needs_knn IS NOT NULL
 SET p.needs_knn = NULL

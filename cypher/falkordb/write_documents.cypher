@@ -26,7 +26,7 @@ CALL {
   WITH x
   MATCH (p:Passage)-[:SIMILAR]->(x)
   WHERE NOT p.doc_id IN $doc_ids
-  MERGE (p)-[:NEEDS_KNN]->(p)
+  MERGE (p)-[:NEEDS_KNN {flag: true}]->(p)
 }
 CALL { UNWIND $doc_ids AS doc_id MATCH (x:Passage {doc_id: doc_id}) DETACH DELETE x }
 CALL { UNWIND $doc_ids AS doc_id MATCH (x:Table {doc_id: doc_id}) DETACH DELETE x }

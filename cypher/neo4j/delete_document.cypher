@@ -7,7 +7,7 @@ WITH old_terms, count(d) AS found
 CALL () {
   MATCH (p:Passage)-[:SIMILAR]->(:Passage {doc_id: $id})
   WHERE p.doc_id <> $id
-  MERGE (p)-[:NEEDS_KNN]->(p)
+  MERGE (p)-[:NEEDS_KNN {flag: true}]->(p)
 }
 CALL () { MATCH (x:Passage {doc_id: $id}) DETACH DELETE x }
 CALL () { MATCH (x:Table {doc_id: $id}) DETACH DELETE x }

@@ -16,7 +16,7 @@ WITH collect(DISTINCT old.term) AS old_terms
 CALL () {
   MATCH (p:Passage)-[:SIMILAR]->(x:Passage)
   WHERE x.doc_id IN $doc_ids AND NOT p.doc_id IN $doc_ids
-  MERGE (p)-[:NEEDS_KNN]->(p)
+  MERGE (p)-[:NEEDS_KNN {flag: true}]->(p)
 }
 CALL () { MATCH (x:Passage) WHERE x.doc_id IN $doc_ids DETACH DELETE x }
 CALL () { MATCH (x:Table) WHERE x.doc_id IN $doc_ids DETACH DELETE x }

@@ -33,6 +33,7 @@ RANGE_INDEXES = (
     ("Passage", "index_passage_text_hash", ("text_hash",)),
     ("Keyword", "index_keyword", ("term",)),
     ("SIMILAR", "index_similar_score", ("score",)),
+    ("NEEDS_KNN", "index_knn_flag", ("flag",)),
 )
 
 

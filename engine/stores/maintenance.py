@@ -13,8 +13,9 @@ from kgp.access import DEFAULT_GROUPS
 from kgp.stores.model import PassageVector, text_hash
 
 Row = dict[str, Any]
-# 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents; 3: access groups
-SCHEMA_VERSION = 3
+# 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents; 3: access groups;
+# 4: NEEDS_KNN flags carry flag: true (indexed in FalkorDB)
+SCHEMA_VERSION = 4
 
 
 class RunsQueries(ABC):
@@ -105,6 +106,9 @@ class StoreMaintenance(RunsQueries):
         if version < 3:
             self.run("migrate_groups", {"groups": list(default_groups)}, write=True)
             steps.append(f"schema 3: access groups, {', '.join(default_groups)} where none")
+        if version < 4:
+            self.run("migrate_flag_property", write=True)
+            steps.append("schema 4: NEEDS_KNN flags indexed")
         self.run("set_graph_schema", {"schema": SCHEMA_VERSION}, write=True)
         return steps
 

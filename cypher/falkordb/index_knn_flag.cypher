@@ -1,0 +1,1 @@
+CREATE INDEX FOR ()-[f:NEEDS_KNN]-() ON (f.flag)
