@@ -5,7 +5,6 @@ without it and builds it in the background. Meanwhile searches are exact and wri
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -71,15 +70,12 @@ def test_the_snapshot_a_start_loads_has_no_vector_index(data_dir: Path) -> None:
     assert "VECTOR" not in snapshot_indexes(data_dir)["Passage"]  # taken out again at close
 
 
-def test_settings_park_by_default_and_kgp_fast_reopen_0_keeps_the_index(
-    data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for key in [k for k in os.environ if k.startswith("KGP_")]:
-        monkeypatch.delenv(key)
-    default = store_from_settings(load_settings(data_dir=data_dir))
-    assert isinstance(default, FalkorStore) and default.park
-    monkeypatch.setenv("KGP_FAST_REOPEN", "0")
-    store = store_from_settings(load_settings(data_dir=data_dir))
+def test_the_settings_choose_whether_the_index_is_set_aside(data_dir: Path) -> None:
+    """KGP_FAST_REOPEN (default on: tests/test_settings.py) reaches the store; off, the snapshot
+    keeps the index."""
+    parking = store_from_settings(load_settings(data_dir=data_dir, fast_reopen=True))
+    assert isinstance(parking, FalkorStore) and parking.park
+    store = store_from_settings(load_settings(data_dir=data_dir, fast_reopen=False))
     assert isinstance(store, FalkorStore) and not store.park
     with store.open():
         store.ensure_schema(DIM)
