@@ -46,8 +46,9 @@ def merge(current: Iterable[tuple[str, float]], new: Mapping[str, float], k: int
 
 
 def exact_scores(source: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """Scores of one vector (or the rows of a matrix) against the rows of ``others``."""
-    product = others.astype(np.float64) @ source.astype(np.float64).T
+    """Scores of one vector (or the rows of a matrix) against the rows of ``others`` (float32
+    or float64 arrays: the product is taken in float64)."""
+    product = others.astype(np.float64, copy=False) @ source.astype(np.float64, copy=False).T
     return np.round(product, SCORE_DECIMALS)
 
 
@@ -172,11 +173,11 @@ class SimilarityLinker:
         stored = self._vectors(
             pid for row in group.candidates for pid in self._contenders(row, self.k)
         )
-        everything = group.matrix(0)
+        everything = group.matrix(0).astype(np.float64)  # once: sliced per document below
         offset = 0
         for _, pids, matrix in group.docs:
             end = offset + len(pids)
-            inside = exact_scores(everything[:end], matrix)  # own rows x (earlier + own)
+            inside = exact_scores(everything[:end], everything[offset:end])  # own x earlier + own
             edges: list[SimilarEdge] = []
             for row, pid in enumerate(pids):
                 scores = dict(best_of(inside[row], ids[:end], self.k, skip=offset + row))

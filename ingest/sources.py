@@ -19,11 +19,6 @@ from kgp.ingest.readers import supported_suffixes
 from kgp.ingest.report import Skipped, SyncReport
 from kgp.settings import PassageMode, Settings
 
-# Documents are embedded and linked in groups: the encoder sorts a group's texts by length, so
-# bigger groups waste less on padding (groups of 64 ran at a third of the encoder's speed).
-GROUP_PASSAGES = 4096
-GROUP_DOCUMENTS = 2048
-
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -112,20 +107,6 @@ def fixed(data: bytes, read: ReadDocument) -> Callable[[], tuple[bytes, ReadDocu
 def corpus_settings(settings: Settings) -> Settings:
     """Benchmark corpora: each paragraph is one passage."""
     return settings.model_copy(update={"passage_mode": PassageMode.WHOLE})
-
-
-def groups(candidates: list[Candidate]) -> Iterator[list[Candidate]]:
-    """Candidates in groups for embedding and linking together."""
-    group: list[Candidate] = []
-    budget = 0
-    for cand in candidates:
-        group.append(cand)
-        budget += max(1, cand.size // 120)  # about one passage per 120 bytes of text
-        if len(group) >= GROUP_DOCUMENTS or budget >= GROUP_PASSAGES:
-            yield group
-            group, budget = [], 0
-    if group:
-        yield group
 
 
 def file_candidates(

@@ -1,8 +1,9 @@
 """Keep the graph equal to a folder: content hashes decide what is new, changed or gone; each
 document is replaced whole; a crash at any point leaves a graph the next sync repairs.
 
-Documents are processed in groups so the encoder and the vector index see many passages per call,
-and written several per query (one transaction: each document whole or absent)."""
+Documents are read and embedded in windows so the encoder sees many texts per call, then linked
+in groups and written several per query (one transaction: each document whole or absent); see
+:mod:`kgp.ingest.prepare`."""
 
 from __future__ import annotations
 
@@ -13,32 +14,17 @@ from contextlib import AbstractContextManager, nullcontext
 from contextvars import copy_context
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from kgp.access import ADMIN_CALLER
-from kgp.errors import DocumentError, KgpError, RemovalRefusedError
-from kgp.ingest.builder import (
-    Draft,
-    Source,
-    draft,
-    embed_drafts,
-    sha256,
-    with_embeddings,
-    write_batches,
-)
+from kgp.errors import DocumentError, RemovalRefusedError
+from kgp.ingest.builder import with_embeddings, write_batches
 from kgp.ingest.edges import SimilarityLinker
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.encoder import choose_encoder, encoder_identity
-from kgp.ingest.readers import reader_for
+from kgp.ingest.prepare import Prepared, Reader, Window, reason
 from kgp.ingest.report import Progress, Skipped, SyncReport
-from kgp.ingest.sources import (
-    Candidate,
-    corpus_candidates,
-    file_candidates,
-    groups,
-    walk_files,
-)
+from kgp.ingest.sources import Candidate, corpus_candidates, file_candidates, walk_files
 from kgp.settings import Settings
 from kgp.stores.base import GraphStore
 from kgp.stores.model import (
@@ -46,7 +32,6 @@ from kgp.stores.model import (
     DocumentSummary,
     passage_id,
     stored_groups,
-    text_hash,
 )
 from kgp.stores.rows import check_document
 
@@ -70,6 +55,7 @@ class Syncer:
         self.settings = settings
         self.encoder = encoder
         self.linker = SimilarityLinker(store, k=settings.knn_k)
+        self.reader = Reader(store=store, settings=settings, encoder=encoder, guard=guard)
         self.on_progress = on_progress
         self._schema_ready = False
 
@@ -197,22 +183,20 @@ class Syncer:
                 )
                 continue
             todo.append(cand)
-        # Pipelined: while one group is linked and written (in order, on one worker thread, so
+        # Pipelined: while one window is linked and written (in order, on one worker thread, so
         # each group's k-NN query sees every earlier write), the next one is read and embedded.
         done = 0
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgp-write") as writer:
             pending: Future[None] | None = None
-            for group in groups(todo):
-                prepared = self._prepare(group, stored, report)
+            for window in self.reader.windows(todo, stored, report):
                 if pending is not None:
                     pending.result()
-                drafts, vectors = prepared
                 # in a copy of this context, so the writer reads as the admin too
                 context = copy_context()
-                pending = writer.submit(context.run, self._commit, drafts, vectors, report)
-                done += len(group)
+                pending = writer.submit(context.run, self._commit, window, report)
+                done += window.read
                 if self.on_progress is not None:
-                    self.on_progress(Progress(done, len(todo), report.passages, group[-1].path))
+                    self.on_progress(Progress(done, len(todo), report.passages, window.last))
             if pending is not None:
                 pending.result()
         for doc_id in gone:
@@ -257,65 +241,15 @@ class Syncer:
         if wrote or report.recovered:
             self.store.checkpoint()  # compacts the log; the graph is unchanged
 
-    def _prepare(
-        self, group: list[Candidate], stored: dict[str, Any], report: SyncReport
-    ) -> tuple[list[tuple[Draft, bool]], list[np.ndarray]]:
-        """Read, split, extract keywords and embed a group (nothing is written)."""
-        drafts: list[tuple[Draft, bool]] = []
-        regrouped: dict[str, tuple[str, ...]] = {}
-        for cand in group:
-            try:
-                data, read = cand.load()
-            except DocumentError as exc:
-                report.skipped.append(Skipped(cand.path, _reason(exc, cand.path)))
-                continue
-            digest = sha256(data)
-            old = stored.get(cand.doc_id)
-            if old is not None and old.sha256 == digest:
-                if old.groups != cand.groups:  # who may read it changed, not its content
-                    regrouped[cand.doc_id] = cand.groups
-                else:
-                    report.unchanged += 1
-                continue
-            try:
-                if read is None:
-                    reader = reader_for(Path(cand.path))
-                    assert reader is not None
-                    read = reader.read(Path(cand.path), data, tables=self.settings.tables)
-                source = Source(cand.doc_id, cand.path, digest, len(data), cand.groups)
-                made = draft(source, read, self.settings)
-                if not made.graph.passages and not made.graph.tables:
-                    raise DocumentError(f"{cand.path}: no text to index")
-            except DocumentError as exc:
-                report.skipped.append(Skipped(cand.path, _reason(exc, cand.path)))
-                continue
-            drafts.append((made, old is not None))
-        if regrouped:
+    def _commit(self, window: Window, report: SyncReport) -> None:
+        """Link a window's documents to the graph and write them, group by group (each group's
+        documents several per query; then older passages are linked to them, one query)."""
+        for drafts, vectors in window.groups():
             with self.guard():
-                self.store.set_document_groups(regrouped)  # one query for the group's documents
-        report.regrouped += regrouped
-        if not drafts:
-            return [], []
-        # a text the graph already holds (an unchanged passage of a replaced document, or the
-        # same text anywhere) reuses its stored vector: identical texts share one vector
-        hashes = {text_hash(t): t for made, _ in drafts for t in made.texts}
-        known = {
-            hashes[h]: np.asarray(v, dtype=np.float32)
-            for h, v in self.store.vectors_by_text_hash(hashes).items()
-        }
-        vectors = embed_drafts([d for d, _ in drafts], self.encoder.encode, known)
-        return drafts, vectors
-
-    def _commit(
-        self, drafts: list[tuple[Draft, bool]], vectors: list[np.ndarray], report: SyncReport
-    ) -> None:
-        """Link a prepared group to the graph and write its documents, one query each; then
-        link older passages to them (one query)."""
-        with self.guard():
-            self._write_group(drafts, vectors, report)
+                self._write_group(drafts, vectors, report)
 
     def _write_group(
-        self, drafts: list[tuple[Draft, bool]], vectors: list[np.ndarray], report: SyncReport
+        self, drafts: list[Prepared], vectors: list[np.ndarray], report: SyncReport
     ) -> None:
         ready: list[tuple[DocumentGraph, bool, np.ndarray]] = []
         for (made, replacing), matrix in zip(drafts, vectors, strict=True):
@@ -323,7 +257,7 @@ class Syncer:
             try:
                 check_document(graph, self.store.dimension)
             except DocumentError as exc:
-                report.skipped.append(Skipped(made.source.path, _reason(exc, made.source.path)))
+                report.skipped.append(Skipped(made.source.path, reason(exc, made.source.path)))
                 continue
             ready.append((graph, replacing, matrix))
         if not ready:
@@ -379,8 +313,3 @@ class Syncer:
 
 def passage_ids(graph: DocumentGraph) -> list[str]:
     return [passage_id(graph.document.id, p.ordinal) for p in graph.passages]
-
-
-def _reason(exc: KgpError, path: str) -> str:
-    text = str(exc)
-    return text[len(path) + 2 :] if text.startswith(path + ": ") else text

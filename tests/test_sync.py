@@ -115,6 +115,34 @@ def test_a_plus_b_minus_b_equals_a(tmp_path: Path, graphs: Any) -> None:
         assert both.dump() == expected, order
 
 
+def test_small_windows_and_link_groups_give_the_same_graph(
+    tmp_path: Path, graphs: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Documents read and embedded a few at a time, and linked and written in even smaller
+    groups, make the graph one window does; progress is reported after each window."""
+    folder = write_corpus(tmp_path / "docs")
+    (folder / "empty.txt").write_text("")
+    whole = graphs("whole")
+    whole.sync(folder)
+
+    from kgp.ingest import prepare
+
+    monkeypatch.setattr(prepare, "WINDOW_TEXTS", 5)
+    monkeypatch.setattr(prepare, "WINDOW_DOCUMENTS", 2)
+    monkeypatch.setattr(prepare, "LINK_PASSAGES", 3)
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 1)
+    pieces = graphs("pieces")
+    seen: list[tuple[int, int, int]] = []
+    pieces.syncer.on_progress = lambda p: seen.append((p.done, p.total, p.passages))
+    report = pieces.sync(folder)
+    assert pieces.dump() == whole.dump()
+    assert [s.path for s in report.skipped] == ["empty.txt"]
+    dones = [done for done, _, _ in seen]
+    assert len(seen) >= 3 and dones == sorted(set(dones)) and dones[-1] == seen[-1][1] == 5
+    # the writes of a window finish while the next one is read: the count is never ahead
+    assert all(passages <= report.passages for _, _, passages in seen)
+
+
 def test_changing_one_file_touches_only_its_document(tmp_path: Path, graphs: Any) -> None:
     folder = write_corpus(tmp_path / "docs")
     graph = graphs("kb")
