@@ -131,8 +131,8 @@ class SimilarityLinker:
         wanted = list(dict.fromkeys(ids))
         out = {pid: self._cache[pid] for pid in wanted if pid in self._cache}
         missing = [pid for pid in wanted if pid not in out]
-        for pid, passage in self.store.passage_vectors(missing).items():
-            out[pid] = np.asarray(passage.embedding, dtype=np.float32)
+        for pid, embedding in self.store.passage_embeddings(missing).items():
+            out[pid] = np.asarray(embedding, dtype=np.float32)
         return out
 
     # -- new documents -----------------------------------------------------------------------

@@ -50,6 +50,7 @@ ADMIN_QUERIES = frozenset(
         "count_weak_edges",
         "dump_nodes",
         "dump_relationships",
+        "passage_embeddings",
         "passages_by_text_hash",
         "passages_needing_knn",
         "passages_without_text_hash",

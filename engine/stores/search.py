@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -138,6 +138,15 @@ class StoreSearch(RunsQueries):
     def orphaned_vectors(self) -> int:
         """Vectors of deleted passages still in the vector index."""
         return self.vector_index_entries()[1]
+
+    def passage_embeddings(self, ids: Iterable[str]) -> dict[str, list[float]]:
+        """The embeddings of passages by id (those that exist), nothing else: what linking
+        needs (a third less time than :meth:`passage_vectors` for 10,000 at 100k passages)."""
+        id_list = list(dict.fromkeys(ids))
+        if not id_list:
+            return {}
+        rows = self.run("passage_embeddings", {"ids": id_list})
+        return {str(r["id"]): r["embedding"] for r in rows}
 
     def fulltext_search(self, text: str, limit: int = 10) -> list[SearchHit]:
         """Passages matching words of ``text``, ranked by BM25 with binary term frequency:
