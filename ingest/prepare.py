@@ -10,11 +10,10 @@ group."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from kgp.errors import DocumentError, KgpError
@@ -25,7 +24,7 @@ from kgp.ingest.report import Skipped, SyncReport
 from kgp.ingest.sources import Candidate
 from kgp.settings import Settings
 from kgp.stores.base import GraphStore
-from kgp.stores.model import text_hash
+from kgp.stores.model import DocumentSummary, text_hash
 
 WINDOW_TEXTS = 8192  # texts embedded by one encoder call, at most (a larger document: all of it)
 WINDOW_DOCUMENTS = 8192  # candidates read per window, at most (unchanged ones included)
@@ -73,7 +72,10 @@ class Reader:
         self.guard = guard
 
     def windows(
-        self, candidates: Iterable[Candidate], stored: dict[str, Any], report: SyncReport
+        self,
+        candidates: Iterable[Candidate],
+        stored: Mapping[str, DocumentSummary],
+        report: SyncReport,
     ) -> Iterator[Window]:
         """Windows of drafts with their vectors; unchanged documents are counted, unreadable
         ones reported, and documents whose readers alone changed are regrouped (a write)."""
@@ -96,7 +98,7 @@ class Reader:
     def _draft(
         self,
         cand: Candidate,
-        stored: dict[str, Any],
+        stored: Mapping[str, DocumentSummary],
         report: SyncReport,
         regrouped: dict[str, tuple[str, ...]],
     ) -> Prepared | None:
