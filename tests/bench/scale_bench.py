@@ -2,7 +2,7 @@
 same way, the smallest the baseline of the ratios.
 
     python -m tests.bench.scale_bench [--sizes 10000,100000,1000000] [--questions 50]
-                                      [--work-dir DIR] [--vectors standin|encoder]
+                                      [--work-dir DIR] [--vectors standin|encoder] [--resume]
 
 The documents are Markdown files of 25 passages (sentences) each, written by a unigram model of
 the 2Wiki train corpus (its words at their real frequencies, sentence lengths drawn from its
@@ -29,6 +29,12 @@ With ``KGP_STORE=neo4j`` (and ``KGP_NEO4J_URI``, ``KGP_NEO4J_PASSWORD``, ``KGP_N
 the same runs against a Neo4j server or cluster. Its graph outlives ``--work-dir``, so each size
 starts by deleting the database's documents (it refuses a database holding others: give it an
 empty one); ``store_mb`` is NaN there (the server's memory is measured with its own tools).
+
+A sync prints how far it is about once a minute. A large size can be built over several runs:
+stop one (Ctrl-C, or even SIGKILL: every sync resumes) and start it again with the same
+``--work-dir`` and ``--resume``; ``write_rows_per_s`` then counts the time of every run (kept in
+``kb-SIZE.sync.json`` beside the graph, written at each progress line: a SIGKILL loses the time
+since the last one).
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ import kgp
 import numpy as np
 from kgp.access import ADMIN_CALLER
 from kgp.ingest.embedding import Encoder
+from kgp.ingest.report import Progress
 from kgp.settings import StoreKind, load_settings
 
 from tests.bench import memory_mb, store_server_pid
@@ -206,21 +213,82 @@ def empty_server_graph(data_dir: Path, encoder: Encoder) -> None:
         kg.store.clear()
 
 
-def measure(size: int, work: Path, writer: UnigramWriter, encoder: Encoder, count: int) -> dict:
+def sentences_in(folder: Path) -> list[str]:
+    """The sentences :func:`write_documents` wrote to ``folder`` (a resumed run reads them back)."""
+    written: list[str] = []
+    for path in sorted(folder.glob("doc-*.md")):
+        body = path.read_text().split("\n\n", 1)[1]  # after the title
+        written += re.split(r"(?<=\)\.) ", body)  # each sentence ends "(item N-I)."
+    return written
+
+
+class SyncProgress:
+    """Prints how far a long sync is, about once a minute (passages written, and the rate over
+    the last interval, which falls as the graph grows), and keeps the time spent and the
+    passages written so far in ``ledger``, so a run stopped even by SIGKILL can be resumed."""
+
+    def __init__(self, size: int, ledger: Path, before: int, every_s: float = 60.0) -> None:
+        self.size, self.ledger, self.every_s = size, ledger, every_s
+        self.spent_before = float(json.loads(ledger.read_text())["seconds"])
+        self.before = before  # passages in the graph when this run started
+        self.started = self.last_at = time.perf_counter()
+        self.last = self.written = self.before
+
+    def seconds(self) -> float:
+        """Time spent syncing this size, in every run so far."""
+        return self.spent_before + time.perf_counter() - self.started
+
+    def save(self, passages: int | None = None) -> None:
+        if passages is not None:
+            self.written = passages
+        self.ledger.write_text(json.dumps({"seconds": self.seconds(), "passages": self.written}))
+
+    def __call__(self, progress: Progress) -> None:
+        now = time.perf_counter()
+        if now - self.last_at < self.every_s:
+            return
+        self.written = self.before + progress.passages
+        rate = (self.written - self.last) / max(now - self.last_at, 1e-9)
+        print(
+            f"{self.size}: {self.written:,} passages written, {progress.done:,}/"
+            f"{progress.total:,} documents looked at, {rate:.0f} passages/s over the last "
+            f"{now - self.last_at:.0f} s ({now - self.started:.0f} s in this run)",
+            flush=True,
+        )
+        self.last_at, self.last = now, self.written
+        self.save()
+
+
+def measure(
+    size: int, work: Path, writer: UnigramWriter, encoder: Encoder, count: int, resume: bool = False
+) -> dict:
     folder, data_dir = work / f"docs-{size}", work / f"kb-{size}"
-    shutil.rmtree(folder, ignore_errors=True)
-    shutil.rmtree(data_dir, ignore_errors=True)
-    if load_settings().store is StoreKind.NEO4J:  # the embedded store's data_dir is new
-        empty_server_graph(data_dir, encoder)
-    sentences = write_documents(folder, writer, size)
+    ledger = work / f"kb-{size}.sync.json"  # time and passages of every run so far
+    if resume and folder.is_dir() and ledger.is_file():
+        sentences = sentences_in(folder)
+        spent = json.loads(ledger.read_text())
+        print(f"{size}: resuming: {spent['passages']:,} passages, {spent['seconds']:.0f} s before")
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(data_dir, ignore_errors=True)
+        if load_settings().store is StoreKind.NEO4J:  # the embedded store's data_dir is new
+            empty_server_graph(data_dir, encoder)
+        sentences = write_documents(folder, writer, size)
+        ledger.write_text(json.dumps({"seconds": 0.0, "passages": 0}))
     questions = questions_from(sentences, count)
-    started = time.perf_counter()
     with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
-        report = kg.sync(folder)
-        write_s = time.perf_counter() - started
-        passages = kg.stats().labels.get("Passage", 0)
+        progress = SyncProgress(size, ledger, kg.stats().labels.get("Passage", 0))
+        try:
+            report = kg.sync(folder, on_progress=progress)
+        finally:  # what a stopped run wrote is kept, and --resume goes on from it
+            passages = kg.stats().labels.get("Passage", 0)
+            progress.save(passages)
+        write_s = progress.seconds()
         store_mb = memory_mb(store_server_pid(kg.store))
-    print(f"{size}: synced {len(report.added)} documents, {passages} passages in {write_s:.1f} s")
+    print(
+        f"{size}: {passages} passages in {write_s:.1f} s "
+        f"({len(report.added)} documents added in this run)"
+    )
 
     started = time.perf_counter()
     with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
@@ -266,6 +334,12 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path, default=None)
     parser.add_argument("--vectors", choices=["standin", "encoder"], default="standin")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="Go on with the graphs an earlier run left in --work-dir (stopped part way or "
+        "not): only what is missing is synced, and the write rate counts every run's time.",
+    )
     parser.add_argument("--plot", type=Path, default=None, help="Draw cost against size here.")
     parser.add_argument(
         "--replot", type=Path, default=None, help="Only draw --plot from this run's JSON line."
@@ -289,7 +363,7 @@ def main() -> None:
     writer = UnigramWriter(args.corpus)
     results: dict[str, dict] = {}
     for size in sizes:
-        results[str(size)] = measure(size, work, writer, encoder, args.questions)
+        results[str(size)] = measure(size, work, writer, encoder, args.questions, args.resume)
         row = results[str(size)]
         base = results[str(sizes[0])]
         print(

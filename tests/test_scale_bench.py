@@ -1,0 +1,45 @@
+"""The scale benchmark's resumable runs: a large graph is built over several runs, so what a
+resumed run reads back and what it counts must be what the first run wrote. (The benchmark's
+figures are printed by it, never asserted here.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from kgp.ingest.report import Progress
+
+from tests.bench.scale_bench import (
+    CORPUS,
+    SyncProgress,
+    UnigramWriter,
+    sentences_in,
+    write_documents,
+)
+
+
+@pytest.mark.skipif(
+    not CORPUS.is_file(), reason=f"the 2Wiki train corpus is not at {CORPUS} (../shared/data)"
+)
+def test_a_resumed_run_reads_back_the_sentences_written(tmp_path: Path) -> None:
+    written = write_documents(tmp_path / "docs", UnigramWriter(CORPUS), 75)
+    assert len(written) == 75
+    assert sentences_in(tmp_path / "docs") == written
+
+
+def test_progress_keeps_the_time_and_passages_of_every_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger = tmp_path / "kb-1000.sync.json"
+    ledger.write_text(json.dumps({"seconds": 100.0, "passages": 400}))  # an earlier run's
+    progress = SyncProgress(1000, ledger, before=400, every_s=0.0)
+    progress(Progress(done=10, total=40, passages=250, path="doc-000009.md"))
+    saved = json.loads(ledger.read_text())
+    assert saved["passages"] == 650
+    assert saved["seconds"] >= 100.0
+    assert "1000: 650 passages written, 10/40 documents looked at" in capsys.readouterr().out
+    progress.save(passages=1000)  # the graph's count when the run ended
+    saved = json.loads(ledger.read_text())
+    assert saved["passages"] == 1000
+    assert progress.seconds() >= saved["seconds"] >= 100.0
