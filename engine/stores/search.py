@@ -141,7 +141,8 @@ class StoreSearch(RunsQueries):
 
     def passage_embeddings(self, ids: Iterable[str]) -> dict[str, list[float]]:
         """The embeddings of passages by id (those that exist), nothing else: what linking
-        needs (a third less time than :meth:`passage_vectors` for 10,000 at 100k passages)."""
+        needs (5-7% less time than :meth:`passage_vectors`, which also reads texts and checks
+        access: 3.44 against 3.61 s for 10,000 of the 100k scale graph's passages)."""
         id_list = list(dict.fromkeys(ids))
         if not id_list:
             return {}
