@@ -11,7 +11,8 @@ incrementally therefore equals a clean sync of the same files. Kept exact under 
 - an older passage p gains x when ``score(p, x)`` beats p's weakest edge. Candidates: the passages
   the index returned for x, which include every passage more similar to x than a floor, and the
   passages whose weakest edge scores at most that floor (a relationship index on
-  ``SIMILAR.score``); the floor is chosen so that few passages are that weakly linked;
+  ``SIMILAR.score``). The floor trades one set for the other: it is set by a budget of weak
+  edges, which the linker tunes as a sync goes (the best budget grows with the graph);
 - a passage that loses a neighbour to a deleted document is flagged (NEEDS_KNN) by the deleting
   query itself and recomputed at the end of the sync.
 
@@ -22,6 +23,8 @@ vector index itself is for very large graphs."""
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -29,14 +32,18 @@ import numpy as np
 from kgp.ranking import top
 from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
-from kgp.stores.search import TIE
+from kgp.stores.search import TIE, first_depth
 
 METHOD = "knn"
 SCORE_DECIMALS = 6
 EPS = TIE  # the index's float32 similarity is within this of the exact score
-WEAK_PER_PASSAGE = 16  # weakly linked passages checked against every new one, per new passage:
-# more of them raise the floor, and fewer index candidates are needed (4: 12.1 s of k-NN
-# queries in a 6,119-passage sync; 16: 5.0 s; 64: 4.4 s but more edges fetched)
+ROUGH = 1e-4  # a float32 product of unit vectors (384 dimensions) is within this of the exact
+WEAK_PER_PASSAGE = 16  # the floor's first budget: weak edges per new passage (4: 12.1 s of k-NN
+# queries in a 6,119-passage sync; 16: 5.0 s; 64: 4.4 s but more edges fetched); tuned after each
+# large group, since the best budget grows with the graph (see SimilarityLinker.tune)
+BUDGET_RANGE = (2.0, 4096.0)  # weak edges per new passage, least and most
+LEAST_BUDGET = 256  # weak edges, at least (in a small graph: every edge)
+TUNE_PASSAGES = 512  # a smaller group's timings are too short to tune the budget by
 Ranked = list[tuple[str, float]]
 
 
@@ -67,6 +74,25 @@ def best_of(scores: np.ndarray, ids: Sequence[str], k: int, skip: int | None = N
     return top(pairs, k)
 
 
+def offered(
+    rows: np.ndarray, others: np.ndarray, bars: Sequence[float], skips: Sequence[int | None], k: int
+) -> list[np.ndarray]:
+    """For each row, the indices of ``others`` that can be among its k best by exact score and
+    reach its bar: chosen by float32 products (twice as fast as the exact float64 ones, and within
+    ROUGH of them), to be scored exactly; pure."""
+    rough = rows.astype(np.float32, copy=False) @ others.astype(np.float32, copy=False).T
+    for n, skip in enumerate(skips):
+        if skip is not None:
+            rough[n, skip] = -np.inf
+    width = rough.shape[1]
+    kth = np.partition(rough, width - k, axis=1)[:, width - k] if width > k else rough.min(axis=1)
+    # the k-th of the rough scores is within ROUGH of the exact k-th: every exact top-k score
+    # is within 2 ROUGH above it
+    floor = np.maximum(np.asarray(bars, dtype=np.float32), kth) - 2 * ROUGH
+    chosen = (rough >= floor[:, None]) & np.isfinite(rough)
+    return [np.nonzero(row)[0] for row in chosen]
+
+
 @dataclass
 class Group:
     """New documents about to be written together, and what linking them needs."""
@@ -75,6 +101,8 @@ class Group:
     floor: float = 1.0
     candidates: list[dict[str, float]] = field(default_factory=list)  # per new passage
     weak: list[str] = field(default_factory=list)  # passages weakly linked, below the floor
+    deep_s: float = 0.0  # seconds searching past the first depth, for the passages above the floor
+    weak_s: float = 0.0  # seconds choosing the floor and listing the weak passages
     edges: list[list[SimilarEdge]] = field(default_factory=list)  # per document, as written
 
     @property
@@ -111,6 +139,7 @@ class SimilarityLinker:
         # 1.9 GB in a sync of a million passages): in a long sync the older passages checked
         # against new ones are anywhere in the graph, and one fetched back costs 0.45 ms
         self.cache_size = cache_size
+        self.weak_per_passage = float(WEAK_PER_PASSAGE)  # the floor's budget, tuned as it goes
         self._cache: dict[str, np.ndarray] = {}
         self._cached: dict[str, set[str]] = {}  # document -> its passages in the cache
 
@@ -157,20 +186,14 @@ class SimilarityLinker:
         replaced = {key for key, node in nodes.items() if node["label"] == "Document"}
         stored_nonempty = self.store.vector_index_bound() > 0
         if stored_nonempty and ids:
-            budget = max(256, WEAK_PER_PASSAGE * len(ids))
-            group.floor = self._floor(budget)
-            hits = self._stored_candidates(group.matrix(0), owners, group.floor)
+            hits = self._stored_candidates(group, owners)
             group.candidates = [
                 {pid: sim for pid, sim in row if passage_document(pid) not in replaced}
                 if replaced
                 else dict(row)
                 for row in hits
             ]
-            group.weak = [
-                pid
-                for pid in self.store.weak_passages(group.floor + EPS)
-                if passage_document(pid) not in replaced
-            ]
+            group.weak = [pid for pid in group.weak if passage_document(pid) not in replaced]
         else:
             group.candidates = [{} for _ in ids]
         stored = self._vectors(
@@ -206,6 +229,7 @@ class SimilarityLinker:
         if self.k == 0 or not new_ids:
             self.store.replace_similar([], done=group.doc_ids)
             return 0
+        started = time.perf_counter()
         matrix = group.matrix(0)
         index = {pid: i for i, pid in enumerate(new_ids)}
         near: dict[str, dict[int, float]] = {}  # stored passage -> new passages it is close to
@@ -228,27 +252,56 @@ class SimilarityLinker:
             if tried:
                 partial[pid] = tried
         vectors = self._vectors([p for p in whole if p not in index] + list(partial))
-        current = self.store.similar_edges([*whole, *partial])
         offers: dict[str, Ranked] = {}
         present = [p for p in whole if p in index or p in vectors]
         for start in range(0, len(present), 512):
             chunk = present[start : start + 512]
             rows = np.stack([matrix[index[p]] if p in index else vectors[p] for p in chunk])
-            block = exact_scores(matrix, rows)
-            for n, pid in enumerate(chunk):
-                offers[pid] = best_of(block[n], new_ids, self.k, skip=index.get(pid))
+            bars = [self._bar(links.get(pid)) for pid in chunk]
+            skips = [index.get(pid) for pid in chunk]
+            for n, chosen in enumerate(offered(rows, matrix, bars, skips, self.k)):
+                if len(chosen):
+                    values = exact_scores(rows[n], matrix[chosen])
+                    offers[chunk[n]] = best_of(values, [new_ids[j] for j in chosen], self.k)
         for pid, tried in partial.items():
             if pid in vectors:
                 values = exact_scores(vectors[pid], matrix[tried])
                 offers[pid] = [(new_ids[i], float(v)) for i, v in zip(tried, values, strict=True)]
+        # only a passage offered a score that can enter its list needs its edges read: in a long
+        # sync most candidates are offered none (at 74k passages, 38k looked at per 2,048 new)
+        gaining = [
+            pid
+            for pid, offer in offers.items()
+            if any(score >= self._bar(links.get(pid)) for _, score in offer)
+        ]
+        current = self.store.similar_edges(gaining)
         rows_out = []
-        for pid, offer in offers.items():
+        for pid in gaining:
+            offer = offers[pid]
             before = top(dict(current.get(pid, [])))
             after = merge(before, dict(offer), self.k)
             if after != before:
                 rows_out.append(self._row(pid, after))
         self.store.replace_similar(rows_out, done=group.doc_ids)
+        self.tune(group, time.perf_counter() - started, len(near))
         return len(rows_out)
+
+    def tune(self, group: Group, complete_s: float, near: int) -> None:
+        """Set the floor's budget for the next group from this one's timings. A lower floor
+        means fewer weak passages and deeper searches; with the budget fixed, the floor sinks
+        as the graph grows and the searches go ever deeper (at 74k passages a 2,048-passage
+        group spent twice as long searching past the first depth as on its weak passages). So
+        the budget follows the time on each side: the searches past the first depth against
+        the weak passages (listing them, and their share of completing the group), and moves
+        by the square root of their ratio, at most twofold, to where they are equal."""
+        if len(group.ids) < TUNE_PASSAGES:
+            return
+        looked = len(group.weak) + near
+        weak_s = group.weak_s + complete_s * len(group.weak) / max(looked, 1)
+        ratio = (group.deep_s + 1e-3) / (weak_s + 1e-3)
+        step = min(2.0, max(0.5, math.sqrt(ratio)))
+        low, high = BUDGET_RANGE
+        self.weak_per_passage = min(high, max(low, self.weak_per_passage * step))
 
     def recover(self) -> int:
         """Finish linking documents a stopped sync wrote but did not link; how many."""
@@ -265,11 +318,9 @@ class SimilarityLinker:
             docs.append((doc_id, [pid for pid, _ in rows], matrix))
         group = Group(docs)
         if self.k and group.ids:
-            group.floor = self._floor(max(256, WEAK_PER_PASSAGE * len(group.ids)))
             owners = [d for d, pids, _ in docs for _ in pids]
-            hits = self._stored_candidates(group.matrix(0), owners, group.floor)
+            hits = self._stored_candidates(group, owners)
             group.candidates = [dict(row) for row in hits]
-            group.weak = self.store.weak_passages(group.floor + EPS)
         self.complete(group)
         return len(pending)
 
@@ -308,6 +359,13 @@ class SimilarityLinker:
             "targets": [{"id": t, "score": s, "method": self.method} for t, s in targets],
         }
 
+    def _bar(self, link: tuple[int, float | None, bool] | None) -> float:
+        """The least score that can enter a passage's neighbours, given its degree and weakest
+        score (a new passage, not yet linked to the later ones of its group, has no bar)."""
+        if link is None or link[0] < self.k or link[1] is None:
+            return -np.inf
+        return link[1] - EPS
+
     def _contenders(self, candidates: Mapping[str, float], k: int) -> list[str]:
         """The candidates that can be among the k best once scored exactly: those the index
         ranks within EPS of its k-th."""
@@ -317,18 +375,33 @@ class SimilarityLinker:
         bar = order[k - 1][1] - EPS
         return [pid for pid, sim in order if sim >= bar]
 
-    def _stored_candidates(
-        self, matrix: np.ndarray, owners: Sequence[str], floor: float
-    ) -> list[Ranked]:
-        """Each vector's nearest stored passages (its own document excluded): at least k with
-        their ties, and every one more similar than ``floor``, up to ``depth``."""
-        return self.store.nearest(
-            matrix.tolist(),
-            want=self.k,
-            floor=floor,
-            exclude_docs=list(owners),
-            depth_cap=self.depth,
+    def _stored_candidates(self, group: Group, owners: Sequence[str]) -> list[Ranked]:
+        """Choose the group's floor and list its weak passages; then each new passage's nearest
+        stored passages (its own document excluded): at least k with their ties, and every one
+        more similar than the floor, up to ``depth``. Times both sides for :meth:`tune`."""
+        began = time.perf_counter()
+        budget = max(LEAST_BUDGET, round(self.weak_per_passage * len(group.ids)))
+        group.floor = self._floor(budget)
+        group.weak = self.store.weak_passages(group.floor + EPS)
+        group.weak_s = time.perf_counter() - began
+        vectors = group.matrix(0).tolist()
+        hits = self.store.nearest(
+            vectors, want=self.k, exclude_docs=list(owners), depth_cap=self.depth
         )
+        deeper = [i for i, row in enumerate(hits) if row and row[-1][1] > group.floor]
+        began = time.perf_counter()
+        found = self.store.nearest(
+            [vectors[i] for i in deeper],
+            want=self.k,
+            floor=group.floor,
+            exclude_docs=[owners[i] for i in deeper],
+            depth_cap=self.depth,
+            start=4 * first_depth(self.k),
+        )
+        group.deep_s = time.perf_counter() - began
+        for i, row in zip(deeper, found, strict=True):
+            hits[i] = row
+        return hits
 
     def _floor(self, budget: int) -> float:
         """The highest score t (to 1/4096) with at most ``budget`` SIMILAR edges scoring t or

@@ -22,6 +22,11 @@ FULLTEXT_CAP = 2000  # passages per query term that BM25 ranking reads
 COUNT_SECONDS = 30.0  # how long a caller's count of readable passages is kept
 
 
+def first_depth(want: int) -> int:
+    """How deep :meth:`StoreSearch.nearest` first asks the index, for ``want`` passages; pure."""
+    return want + max(10, want)
+
+
 class StoreSearch(RunsQueries):
     """Vector and full-text search, for every store."""
 
@@ -58,6 +63,7 @@ class StoreSearch(RunsQueries):
         exclude_docs: Sequence[str] = (),
         exclude_ids: Sequence[Sequence[str]] = (),
         depth_cap: int | None = None,
+        start: int | None = None,
     ) -> list[list[tuple[str, float]]]:
         """For each vector, its nearest passages as ``(id, cosine)``, best first (ties by id):
         at least ``want`` of them with every passage tied with the ``want``-th (within
@@ -70,12 +76,15 @@ class StoreSearch(RunsQueries):
         orphaned vectors (FalkorDB 4.16 keeps the vector of every deleted or rewritten passage),
         excluded passages and those of documents the caller may not read take places in the
         index's answer without being returned. A depth of the index's size bound (live passages
-        plus orphans) has seen everything; ``depth_cap`` stops earlier."""
+        plus orphans) has seen everything; ``depth_cap`` stops earlier. ``start``: the first
+        depth, where a caller knows the vectors need more than :func:`first_depth`."""
         if not vectors or want < 1:
             return [[] for _ in vectors]
         results: list[list[tuple[str, float]]] = [[] for _ in vectors]
         pending = list(range(len(vectors)))
-        depth = want + max(10, want)
+        depth = max(start or 0, first_depth(want))
+        if depth_cap is not None:
+            depth = min(depth, max(depth_cap, first_depth(want)))
         while pending:
             rows = [
                 {

@@ -1,0 +1,159 @@
+"""The k-NN linker: exact neighbours whatever the floor's budget, the budget's tuning, and
+choosing by float32 products which pairs to score exactly."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any, cast
+
+import kgp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kgp.access import ADMIN_CALLER
+from kgp.ingest import edges
+from kgp.ingest.edges import (
+    BUDGET_RANGE,
+    TUNE_PASSAGES,
+    WEAK_PER_PASSAGE,
+    Group,
+    SimilarityLinker,
+    best_of,
+    exact_scores,
+    offered,
+)
+from kgp.stores.base import GraphStore
+
+from tests.bench.scale_bench import StandInEncoder
+
+
+def unit_rows(
+    rng: np.random.Generator, n: int, near: np.ndarray | None = None, spread: float = 0.0
+) -> np.ndarray:
+    rows = rng.standard_normal((n, 384)).astype(np.float32)
+    if near is not None:  # near-duplicates of ``near``'s rows: scores within float32's error
+        rows = near[rng.integers(0, len(near), n)] + spread * rows
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    stored=st.integers(1, 40),
+    new=st.integers(1, 30),
+    k=st.integers(1, 6),
+    duplicates=st.booleans(),
+    spread=st.sampled_from([1e-6, 1e-4, 1e-3]),
+)
+def test_offers_from_the_chosen_pairs_are_the_exact_offers(
+    seed: int, stored: int, new: int, k: int, duplicates: bool, spread: float
+) -> None:
+    """Whatever the bars and however close the scores, the k best offers that reach a row's bar,
+    scored exactly over the chosen pairs, are those of scoring every pair exactly."""
+    rng = np.random.default_rng(seed)
+    others = unit_rows(rng, new)
+    rows = unit_rows(rng, stored, others if duplicates else None, spread)
+    ids = [f"n{j:02d}" for j in range(new)]
+    exact = exact_scores(others, rows)  # stored x new
+    # a bar anywhere, or exactly at one of the row's own scores (where float32 misjudges most)
+    bars = [
+        float(rng.choice(exact[n])) if rng.random() < 0.5 else float(rng.uniform(-0.2, 0.3))
+        for n in range(stored)
+    ]
+    bars = [b if rng.random() < 0.8 else -np.inf for b in bars]
+    skips = [int(rng.integers(0, new)) if rng.random() < 0.3 else None for _ in range(stored)]
+    for n, chosen in enumerate(offered(rows, others, bars, skips, k)):
+        everything = exact[n]
+        expected = [(t, s) for t, s in best_of(everything, ids, k, skip=skips[n]) if s >= bars[n]]
+        values = exact_scores(rows[n], others[chosen]) if len(chosen) else np.zeros(0)
+        got = best_of(values, [ids[j] for j in chosen], k)
+        assert [(t, s) for t, s in got if s >= bars[n]] == expected
+        assert skips[n] is None or skips[n] not in set(chosen.tolist())
+
+
+def exact_neighbours(vectors: dict[str, np.ndarray], k: int) -> dict[str, list[tuple[str, float]]]:
+    """Each passage's k best others by exact score, ties by id, over every passage."""
+    ids = sorted(vectors)
+    matrix = np.stack([vectors[pid] for pid in ids])
+    scores = exact_scores(matrix, matrix)
+    return {pid: best_of(scores[n], ids, k, skip=n) for n, pid in enumerate(ids)}
+
+
+@pytest.mark.parametrize("budget", [0.05, 4096.0])
+def test_any_floor_budget_links_the_exact_neighbours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, budget: float
+) -> None:
+    """The floor's budget trades the index's candidates for weakly linked passages, never
+    exactness: with almost no weak edges (floors low, searches past the first depth) and with
+    every passage weak, syncs of a growing folder link each passage to exactly its k nearest."""
+    writer = random.Random(3)
+    words = [f"w{n}" for n in range(400)]
+    topics = [writer.sample(words, 8) for _ in range(5)]
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    deeper: list[int] = []
+    monkeypatch.setattr(edges, "LEAST_BUDGET", 1)  # else small graphs have every edge weak
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        original = kg.store.nearest
+
+        def nearest(vectors: Any, **options: Any) -> list[list[tuple[str, float]]]:
+            if options.get("start"):
+                deeper.append(len(vectors))
+            return original(vectors, **options)
+
+        kg.store.nearest = nearest  # type: ignore[method-assign]
+        for batch in range(4):
+            for n in range(batch * 8, batch * 8 + 8):
+                topic = topics[n % len(topics)]  # later documents join earlier ones' subjects
+                sentences = []
+                for i in range(12):
+                    chosen = [
+                        writer.choice(topic if writer.random() < 0.5 else words) for _ in range(9)
+                    ]
+                    sentences.append(f"{' '.join(chosen)} item {n} {i}.".capitalize())
+                (folder / f"d{n:02d}.md").write_text(" ".join(sentences))
+            syncer = kg.syncer()
+            syncer.linker.weak_per_passage = budget
+            syncer.sync_folder(folder)
+        kg.store.nearest = original  # type: ignore[method-assign]
+        with kg.store.reading_as(ADMIN_CALLER):
+            nodes, _ = kg.store.dump()
+            ids = [str(n["key"]) for n in nodes if n["label"] == "Passage"]
+            vectors = {
+                pid: np.asarray(p.embedding, dtype=np.float32)
+                for pid, p in kg.store.passage_vectors(ids).items()
+            }
+            stored = kg.store.similar_edges(ids)
+    assert len(vectors) == 32 * 12
+    expected = exact_neighbours(vectors, 5)
+    assert {pid: sorted(stored.get(pid, [])) for pid in ids} == {
+        pid: sorted(pairs) for pid, pairs in expected.items()
+    }
+    # almost no weak edges: floors low enough that some searches went past the first depth
+    assert (sum(deeper) > 0) == (budget < 10)
+
+
+def test_the_budget_moves_towards_equal_time_on_both_sides() -> None:
+    """Searches past the first depth slower than the weak passages: the budget grows (at most
+    twofold); faster: it shrinks; small groups leave it; it stays within its range."""
+    linker = SimilarityLinker(cast(GraphStore, None))
+    group = Group([("d", [f"d#{i}" for i in range(TUNE_PASSAGES)], np.zeros((TUNE_PASSAGES, 4)))])
+    group.weak = [f"w{i}" for i in range(100)]
+    group.deep_s, group.weak_s = 4.0, 1.0
+    linker.tune(group, complete_s=0.0, near=100)
+    assert linker.weak_per_passage == pytest.approx(WEAK_PER_PASSAGE * 2, rel=1e-3)
+    group.deep_s = 100.0  # a far larger ratio still moves it at most twofold
+    linker.tune(group, complete_s=0.0, near=100)
+    assert linker.weak_per_passage == pytest.approx(WEAK_PER_PASSAGE * 4, rel=1e-3)
+    group.deep_s, group.weak_s = 0.25, 0.5  # half of 2 s completing is the weak passages'
+    linker.tune(group, complete_s=2.0, near=100)
+    assert linker.weak_per_passage == pytest.approx(WEAK_PER_PASSAGE * 2, rel=1e-3)
+    small = Group([("d", ["d#0"], np.zeros((1, 4)))], deep_s=9.0, weak_s=0.0)
+    linker.tune(small, complete_s=0.0, near=0)
+    assert linker.weak_per_passage == pytest.approx(WEAK_PER_PASSAGE * 2, rel=1e-3)
+    group.deep_s, group.weak_s = 0.0, 9.0
+    for _ in range(20):
+        linker.tune(group, complete_s=0.0, near=0)
+    assert linker.weak_per_passage == BUDGET_RANGE[0]
