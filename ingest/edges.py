@@ -29,68 +29,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from kgp.ingest.scores import Ranked, best_of, exact_scores, merge, offered
 from kgp.ranking import top
 from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
 from kgp.stores.search import TIE, first_depth
 
 METHOD = "knn"
-SCORE_DECIMALS = 6
 EPS = TIE  # the index's float32 similarity is within this of the exact score
-ROUGH = 1e-4  # a float32 product of unit vectors (384 dimensions) is within this of the exact
 WEAK_PER_PASSAGE = 16  # the floor's first budget: weak edges per new passage (4: 12.1 s of k-NN
 # queries in a 6,119-passage sync; 16: 5.0 s; 64: 4.4 s but more edges fetched); tuned after each
 # large group, since the best budget grows with the graph (see SimilarityLinker.tune)
 BUDGET_RANGE = (2.0, 4096.0)  # weak edges per new passage, least and most
 LEAST_BUDGET = 256  # weak edges, at least (in a small graph: every edge)
 TUNE_PASSAGES = 512  # a smaller group's timings are too short to tune the budget by
-Ranked = list[tuple[str, float]]
-
-
-def merge(current: Iterable[tuple[str, float]], new: Mapping[str, float], k: int) -> Ranked:
-    """The k best of a passage's current neighbours and new candidates; pure."""
-    return top({**dict(current), **new}, k)
-
-
-def exact_scores(source: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """Scores of one vector (or the rows of a matrix) against the rows of ``others`` (float32
-    or float64 arrays: the product is taken in float64)."""
-    product = others.astype(np.float64, copy=False) @ source.astype(np.float64, copy=False).T
-    return np.round(product, SCORE_DECIMALS)
-
-
-def best_of(scores: np.ndarray, ids: Sequence[str], k: int, skip: int | None = None) -> Ranked:
-    """The k best of one row of exact scores against ``ids`` (``skip``: the row's own index),
-    ties at the k-th broken by id; pure."""
-    row = scores.astype(np.float64, copy=True)
-    if skip is not None:
-        row[skip] = -np.inf
-    if len(row) > k:
-        kth = np.partition(row, len(row) - k)[len(row) - k]
-        chosen = np.nonzero(row >= kth)[0]
-    else:
-        chosen = np.arange(len(row))
-    pairs = {ids[int(j)]: float(row[j]) for j in chosen if np.isfinite(row[j])}
-    return top(pairs, k)
-
-
-def offered(
-    rows: np.ndarray, others: np.ndarray, bars: Sequence[float], skips: Sequence[int | None], k: int
-) -> list[np.ndarray]:
-    """For each row, the indices of ``others`` that can be among its k best by exact score and
-    reach its bar: chosen by float32 products (twice as fast as the exact float64 ones, and within
-    ROUGH of them), to be scored exactly; pure."""
-    rough = rows.astype(np.float32, copy=False) @ others.astype(np.float32, copy=False).T
-    for n, skip in enumerate(skips):
-        if skip is not None:
-            rough[n, skip] = -np.inf
-    width = rough.shape[1]
-    kth = np.partition(rough, width - k, axis=1)[:, width - k] if width > k else rough.min(axis=1)
-    # the k-th of the rough scores is within ROUGH of the exact k-th: every exact top-k score
-    # is within 2 ROUGH above it
-    floor = np.maximum(np.asarray(bars, dtype=np.float32), kth) - 2 * ROUGH
-    chosen = (rough >= floor[:, None]) & np.isfinite(rough)
-    return [np.nonzero(row)[0] for row in chosen]
 
 
 @dataclass

@@ -20,10 +20,8 @@ from kgp.ingest.edges import (
     WEAK_PER_PASSAGE,
     Group,
     SimilarityLinker,
-    best_of,
-    exact_scores,
-    offered,
 )
+from kgp.ingest.scores import best_of, exact_scores, offered
 from kgp.stores.base import GraphStore
 
 from tests.bench.scale_bench import StandInEncoder

@@ -1,0 +1,60 @@
+"""Exact similarity scores, and the k best of them, for the k-NN linker (:mod:`kgp.ingest.edges`):
+scores are cosines computed in float64 from float32 vectors and rounded to six decimals, so the
+same pair gets the same score however it was found; pure."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+from kgp.ranking import top
+
+SCORE_DECIMALS = 6
+ROUGH = 1e-4  # a float32 product of unit vectors (384 dimensions) is within this of the exact
+Ranked = list[tuple[str, float]]
+
+
+def merge(current: Iterable[tuple[str, float]], new: Mapping[str, float], k: int) -> Ranked:
+    """The k best of a passage's current neighbours and new candidates; pure."""
+    return top({**dict(current), **new}, k)
+
+
+def exact_scores(source: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Scores of one vector (or the rows of a matrix) against the rows of ``others`` (float32
+    or float64 arrays: the product is taken in float64)."""
+    product = others.astype(np.float64, copy=False) @ source.astype(np.float64, copy=False).T
+    return np.round(product, SCORE_DECIMALS)
+
+
+def best_of(scores: np.ndarray, ids: Sequence[str], k: int, skip: int | None = None) -> Ranked:
+    """The k best of one row of exact scores against ``ids`` (``skip``: the row's own index),
+    ties at the k-th broken by id; pure."""
+    row = scores.astype(np.float64, copy=True)
+    if skip is not None:
+        row[skip] = -np.inf
+    if len(row) > k:
+        kth = np.partition(row, len(row) - k)[len(row) - k]
+        chosen = np.nonzero(row >= kth)[0]
+    else:
+        chosen = np.arange(len(row))
+    pairs = {ids[int(j)]: float(row[j]) for j in chosen if np.isfinite(row[j])}
+    return top(pairs, k)
+
+
+def offered(
+    rows: np.ndarray, others: np.ndarray, bars: Sequence[float], skips: Sequence[int | None], k: int
+) -> list[np.ndarray]:
+    """For each row, the indices of ``others`` that can be among its k best by exact score and
+    reach its bar: chosen by float32 products (twice as fast as the exact float64 ones, and within
+    ROUGH of them), to be scored exactly; pure."""
+    rough = rows.astype(np.float32, copy=False) @ others.astype(np.float32, copy=False).T
+    for n, skip in enumerate(skips):
+        if skip is not None:
+            rough[n, skip] = -np.inf
+    width = rough.shape[1]
+    kth = np.partition(rough, width - k, axis=1)[:, width - k] if width > k else rough.min(axis=1)
+    # the k-th of the rough scores is within ROUGH of the exact k-th: every exact top-k score
+    # is within 2 ROUGH above it
+    floor = np.maximum(np.asarray(bars, dtype=np.float32), kth) - 2 * ROUGH
+    chosen = (rough >= floor[:, None]) & np.isfinite(rough)
+    return [np.nonzero(row)[0] for row in chosen]
