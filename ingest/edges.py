@@ -19,7 +19,8 @@ incrementally therefore equals a clean sync of the same files. Kept exact under 
 A document stays ``pending`` from its write until older passages are linked to it, so a sync
 killed in between leaves work the next sync finishes (:meth:`SimilarityLinker.recover`). Beyond
 ``depth`` candidates per new passage, the search stops early and the result is approximate, as the
-vector index itself is for very large graphs."""
+vector index itself is for very large graphs; since the floor follows the budget's tuning, which
+follows timings, those approximate edges can differ between two runs of the same sync."""
 
 from __future__ import annotations
 

@@ -60,6 +60,28 @@ def test_ties_at_the_cut_are_returned_whole(fresh_store: GraphStore) -> None:
     assert [h.id for h in hits] == [passage_id("a.txt", 0), passage_id("b.txt", 0)]
 
 
+def test_a_search_started_deeper_finds_the_same_passages(fresh_store: GraphStore) -> None:
+    """``start`` (the linker's second search, for vectors known to need more than the first
+    depth) returns every passage above the floor that a search from the first depth returns,
+    past orphans too; a cap below ``start`` asks the first depth, as without ``start``."""
+    store = fresh_store
+    for seed in range(4):
+        store.write_document(make_document(f"d{seed}.txt", 40, seed=seed, tables=0))
+    store.write_document(make_document("d0.txt", 40, seed=9, tables=0))  # 40 orphans
+    vectors = list(own_vectors(store, "d1.txt", 40).values())[:5]
+    floor = -0.05
+    plain = store.nearest(vectors, want=5, floor=floor, exclude_docs=["d1.txt"] * 5)
+    started = store.nearest(vectors, want=5, floor=floor, exclude_docs=["d1.txt"] * 5, start=60)
+    for before, after in zip(plain, started, strict=True):
+        above = {pid for pid, sim in before if sim > floor}
+        assert len(above) > 15, "the floor is below the first depth's answer"
+        assert above == {pid for pid, sim in after if sim > floor}
+        assert before[:5] == after[:5]
+        assert not any(pid.startswith("d1.txt") for pid, _ in after)
+    capped = store.nearest(vectors, want=5, depth_cap=10, start=60)
+    assert capped == store.nearest(vectors, want=5, depth_cap=10)
+
+
 def test_creating_documents_and_edges_leaves_no_orphan(fresh_store: GraphStore) -> None:
     """Nothing kgp writes after a passage's creation touches the passage node itself (a write
     would orphan its vector): a one-deep search of each passage's own vector finds it."""
