@@ -99,7 +99,7 @@ class SimilarityLinker:
     # -- vectors -----------------------------------------------------------------------------
 
     def remember(self, ids: Sequence[str], vectors: np.ndarray) -> None:
-        """Keep vectors just written, so linking later documents need not fetch them back."""
+        """Keep vectors just written or fetched, so linking later documents need not fetch them."""
         for pid, vector in zip(ids, vectors, strict=True):
             self._cache[pid] = np.asarray(vector, dtype=np.float32)
             self._cached.setdefault(passage_document(pid), set()).add(pid)
@@ -116,9 +116,13 @@ class SimilarityLinker:
         wanted = list(dict.fromkeys(ids))
         out = {pid: self._cache[pid] for pid in wanted if pid in self._cache}
         missing = [pid for pid in wanted if pid not in out]
-        for pid, embedding in self.store.passage_embeddings(missing).items():
-            out[pid] = np.asarray(embedding, dtype=np.float32)
-        return out
+        fetched = {
+            pid: np.asarray(embedding, dtype=np.float32)
+            for pid, embedding in self.store.passage_embeddings(missing).items()
+        }
+        if fetched:  # kept: a sync resumed on a large graph checks the same weak passages often
+            self.remember(list(fetched), np.stack(list(fetched.values())))
+        return out | fetched
 
     # -- new documents -----------------------------------------------------------------------
 

@@ -155,3 +155,28 @@ def test_the_budget_moves_towards_equal_time_on_both_sides() -> None:
     for _ in range(20):
         linker.tune(group, complete_s=0.0, near=0)
     assert linker.weak_per_passage == BUDGET_RANGE[0]
+
+
+def test_fetched_vectors_are_kept_until_their_document_changes() -> None:
+    """A vector fetched once is not fetched again (a sync resumed on a large graph checks the
+    same weak passages group after group), and a written or removed document's are forgotten."""
+
+    class Counting:
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        def passage_embeddings(self, ids: list[str]) -> dict[str, list[float]]:
+            self.asked += ids
+            return {pid: [float(len(pid)), 1.0] for pid in ids}
+
+    store = Counting()
+    linker = SimilarityLinker(cast(GraphStore, store), cache_size=3)
+    first = linker._vectors(["a.txt#passage=0", "b.txt#passage=0"])
+    again = linker._vectors(["a.txt#passage=0", "b.txt#passage=0"])
+    assert store.asked == ["a.txt#passage=0", "b.txt#passage=0"]
+    assert all(np.array_equal(first[pid], again[pid]) for pid in first)
+    linker.forget("a.txt")
+    linker._vectors(["a.txt#passage=0", "c.txt#passage=0", "d.txt#passage=0"])
+    assert store.asked[2:] == ["a.txt#passage=0", "c.txt#passage=0", "d.txt#passage=0"]
+    linker._vectors(["b.txt#passage=0"])  # the oldest, evicted past cache_size
+    assert store.asked[-1] == "b.txt#passage=0"
