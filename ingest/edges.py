@@ -196,16 +196,18 @@ class SimilarityLinker:
                     near.setdefault(pid, {})[i] = sim
         weak = set(group.weak) - index.keys()
         links = self.store.weakest_links([*near, *weak])
+        # the least score that can enter each passage's neighbours (none for a new passage, not
+        # yet linked to the later ones of its group, or one with fewer than k)
+        bars = {pid: self._bar(degree, weakest) for pid, (degree, weakest, _) in links.items()}
         whole: list[str] = list(new_ids)  # compared with every new passage
         partial: dict[str, list[int]] = {}  # compared with a few
-        for pid, (degree, weakest, flagged) in links.items():
+        for pid, (degree, _, flagged) in links.items():
             if flagged:
                 continue  # recomputed whole by refill()
             if pid in weak or degree < self.k:
                 whole.append(pid)
                 continue
-            bar = (weakest if weakest is not None else -1.0) - EPS
-            tried = sorted(i for i, sim in near.get(pid, {}).items() if sim >= bar)
+            tried = sorted(i for i, sim in near.get(pid, {}).items() if sim >= bars[pid])
             if tried:
                 partial[pid] = tried
         vectors = self._vectors([p for p in whole if p not in index] + list(partial))
@@ -214,9 +216,9 @@ class SimilarityLinker:
         for start in range(0, len(present), 512):
             chunk = present[start : start + 512]
             rows = np.stack([matrix[index[p]] if p in index else vectors[p] for p in chunk])
-            bars = [self._bar(links.get(pid)) for pid in chunk]
+            chunk_bars = [bars.get(pid, -np.inf) for pid in chunk]
             skips = [index.get(pid) for pid in chunk]
-            for n, chosen in enumerate(offered(rows, matrix, bars, skips, self.k)):
+            for n, chosen in enumerate(offered(rows, matrix, chunk_bars, skips, self.k)):
                 if len(chosen):
                     values = exact_scores(rows[n], matrix[chosen])
                     offers[chunk[n]] = best_of(values, [new_ids[j] for j in chosen], self.k)
@@ -229,7 +231,7 @@ class SimilarityLinker:
         gaining = [
             pid
             for pid, offer in offers.items()
-            if any(score >= self._bar(links.get(pid)) for _, score in offer)
+            if any(score >= bars.get(pid, -np.inf) for _, score in offer)
         ]
         current = self.store.similar_edges(gaining)
         rows_out = []
@@ -318,12 +320,12 @@ class SimilarityLinker:
             "targets": [{"id": t, "score": s, "method": self.method} for t, s in targets],
         }
 
-    def _bar(self, link: tuple[int, float | None, bool] | None) -> float:
+    def _bar(self, degree: int, weakest: float | None) -> float:
         """The least score that can enter a passage's neighbours, given its degree and weakest
-        score (a new passage, not yet linked to the later ones of its group, has no bar)."""
-        if link is None or link[0] < self.k or link[1] is None:
+        score."""
+        if degree < self.k or weakest is None:
             return -np.inf
-        return link[1] - EPS
+        return weakest - EPS
 
     def _contenders(self, candidates: Mapping[str, float], k: int) -> list[str]:
         """The candidates that can be among the k best once scored exactly: those the index
