@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from kgp.ingest.memory import Memory
 from kgp.ingest.scores import Ranked, best_of, exact_scores, merge, offered
 from kgp.ranking import top
 from kgp.stores.base import GraphStore
@@ -88,41 +89,16 @@ class SimilarityLinker:
         self.k = k
         self.method = method
         self.depth = depth  # most candidates asked of the index per new passage
-        # vectors kept from this process's writes and fetches, about 1.9 KB each (so up to
-        # 1.9 GB in a sync of a million passages): in a long sync the older passages checked
-        # against new ones are anywhere in the graph, and one fetched back costs 0.45 ms
-        self.cache_size = cache_size
         self.weak_per_passage = float(WEAK_PER_PASSAGE)  # the floor's budget, tuned as it goes
-        self._cache: dict[str, np.ndarray] = {}
-        self._cached: dict[str, set[str]] = {}  # document -> its passages in the cache
-
-    # -- vectors -----------------------------------------------------------------------------
+        # vectors and neighbour lists kept between groups (up to cache_size passages each)
+        self.memory = Memory(store, cache_size)
 
     def remember(self, ids: Sequence[str], vectors: np.ndarray) -> None:
-        """Keep vectors just written or fetched, so linking later documents need not fetch them."""
-        for pid, vector in zip(ids, vectors, strict=True):
-            self._cache[pid] = np.asarray(vector, dtype=np.float32)
-            self._cached.setdefault(passage_document(pid), set()).add(pid)
-        while len(self._cache) > self.cache_size:
-            oldest = next(iter(self._cache))
-            del self._cache[oldest]
-            self._cached[passage_document(oldest)].discard(oldest)
+        """Keep vectors just written, so linking later documents need not fetch them."""
+        self.memory.remember(ids, vectors)
 
     def forget(self, doc_id: str) -> None:
-        for pid in self._cached.pop(doc_id, ()):
-            self._cache.pop(pid, None)
-
-    def _vectors(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
-        wanted = list(dict.fromkeys(ids))
-        out = {pid: self._cache[pid] for pid in wanted if pid in self._cache}
-        missing = [pid for pid in wanted if pid not in out]
-        fetched = {
-            pid: np.asarray(embedding, dtype=np.float32)
-            for pid, embedding in self.store.passage_embeddings(missing).items()
-        }
-        if fetched:  # kept: a sync resumed on a large graph checks the same weak passages often
-            self.remember(list(fetched), np.stack(list(fetched.values())))
-        return out | fetched
+        self.memory.forget(doc_id)
 
     # -- new documents -----------------------------------------------------------------------
 
@@ -153,7 +129,7 @@ class SimilarityLinker:
             group.weak = [pid for pid in group.weak if passage_document(pid) not in replaced]
         else:
             group.candidates = [{} for _ in ids]
-        stored = self._vectors(
+        stored = self.memory.vectors(
             pid for row in group.candidates for pid in self._contenders(row, self.k)
         )
         everything = group.matrix(0).astype(np.float64)  # once: sliced per document below
@@ -195,7 +171,7 @@ class SimilarityLinker:
                 if pid not in index:
                     near.setdefault(pid, {})[i] = sim
         weak = set(group.weak) - index.keys()
-        links = self.store.weakest_links([*near, *weak])
+        links = self.memory.links([*near, *weak])
         # the least score that can enter each passage's neighbours (none for a new passage, not
         # yet linked to the later ones of its group, or one with fewer than k)
         bars = {pid: self._bar(degree, weakest) for pid, (degree, weakest, _) in links.items()}
@@ -210,7 +186,7 @@ class SimilarityLinker:
             tried = sorted(i for i, sim in near.get(pid, {}).items() if sim >= bars[pid])
             if tried:
                 partial[pid] = tried
-        vectors = self._vectors([p for p in whole if p not in index] + list(partial))
+        vectors = self.memory.vectors([p for p in whole if p not in index] + list(partial))
         offers: dict[str, Ranked] = {}
         present = [p for p in whole if p in index or p in vectors]
         for start in range(0, len(present), 512):
@@ -242,6 +218,9 @@ class SimilarityLinker:
             if after != before:
                 rows_out.append(self._row(pid, after))
         self.store.replace_similar(rows_out, done=group.doc_ids)
+        for (_, pids, _), edges in zip(group.docs, group.edges, strict=False):
+            self.memory.note_edges(pids, edges)  # (a recovered group's: by another run)
+        self.memory.note_rows(rows_out)
         self.tune(group, time.perf_counter() - started, len(near))
         return len(rows_out)
 
@@ -300,7 +279,7 @@ class SimilarityLinker:
             self.remember(ids, matrix)
             hits = self.store.nearest(matrix.tolist(), want=self.k, exclude_ids=[[i] for i in ids])
             wanted = {pid for row in hits for pid in self._contenders(dict(row), self.k)}
-            vectors = self._vectors(wanted)
+            vectors = self.memory.vectors(wanted)
             replaced = []
             for n, pid in enumerate(ids):
                 contenders = [c for c in self._contenders(dict(hits[n]), self.k) if c in vectors]
@@ -310,6 +289,7 @@ class SimilarityLinker:
                     scores = dict(zip(contenders, (float(v) for v in values), strict=True))
                 replaced.append(self._row(pid, top(scores, self.k)))
             self.store.replace_similar(replaced)
+            self.memory.note_rows(replaced)
             done += len(ids)
 
     # -- helpers -----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kgp.access import ADMIN_CALLER
-from kgp.ingest import edges
+from kgp.ingest import edges, prepare
 from kgp.ingest.edges import (
     BUDGET_RANGE,
     TUNE_PASSAGES,
@@ -21,8 +21,10 @@ from kgp.ingest.edges import (
     Group,
     SimilarityLinker,
 )
+from kgp.ingest.memory import Memory
 from kgp.ingest.scores import best_of, exact_scores, offered
 from kgp.stores.base import GraphStore
+from kgp.stores.model import SimilarEdge
 
 from tests.bench.scale_bench import StandInEncoder
 
@@ -85,7 +87,9 @@ def test_any_floor_budget_links_the_exact_neighbours(
 ) -> None:
     """The floor's budget trades the index's candidates for weakly linked passages, never
     exactness: with almost no weak edges (floors low, searches past the first depth) and with
-    every passage weak, syncs of a growing folder link each passage to exactly its k nearest."""
+    every passage weak, syncs of a growing folder link each passage to exactly its k nearest.
+    Each sync links in several groups, so what the linker kept of earlier groups (vectors,
+    weakest edges) is used, also across documents rewritten and removed in the same sync."""
     writer = random.Random(3)
     words = [f"w{n}" for n in range(400)]
     topics = [writer.sample(words, 8) for _ in range(5)]
@@ -93,6 +97,7 @@ def test_any_floor_budget_links_the_exact_neighbours(
     folder.mkdir()
     deeper: list[int] = []
     monkeypatch.setattr(edges, "LEAST_BUDGET", 1)  # else small graphs have every edge weak
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
         original = kg.store.nearest
 
@@ -103,18 +108,28 @@ def test_any_floor_budget_links_the_exact_neighbours(
 
         kg.store.nearest = nearest  # type: ignore[method-assign]
         for batch in range(4):
-            for n in range(batch * 8, batch * 8 + 8):
+            # new documents, then (sorted last, so linked in a later group of the same sync)
+            # documents written again: their old passages' removal flags their neighbours
+            names = [f"d{n:02d}" for n in range(batch * 8, batch * 8 + 8)]
+            rewritten = [f"z{n}" for n in range(4)] if batch else []
+            for n, name in enumerate(names + rewritten):
                 topic = topics[n % len(topics)]  # later documents join earlier ones' subjects
                 sentences = []
                 for i in range(12):
                     chosen = [
                         writer.choice(topic if writer.random() < 0.5 else words) for _ in range(9)
                     ]
-                    sentences.append(f"{' '.join(chosen)} item {n} {i}.".capitalize())
-                (folder / f"d{n:02d}.md").write_text(" ".join(sentences))
+                    sentences.append(f"{' '.join(chosen)} item {name} {batch} {i}.".capitalize())
+                (folder / f"{name}.md").write_text(" ".join(sentences))
+            if batch == 0:
+                for n in range(4):
+                    (folder / f"z{n}.md").write_text(f"Placeholder {n} for a later document.")
+            if batch == 2:
+                (folder / "d03.md").unlink()
             syncer = kg.syncer()
             syncer.linker.weak_per_passage = budget
-            syncer.sync_folder(folder)
+            report = syncer.sync_folder(folder)
+            assert len(report.changed) == len(rewritten)
         kg.store.nearest = original  # type: ignore[method-assign]
         with kg.store.reading_as(ADMIN_CALLER):
             nodes, _ = kg.store.dump()
@@ -124,7 +139,7 @@ def test_any_floor_budget_links_the_exact_neighbours(
                 for pid, p in kg.store.passage_vectors(ids).items()
             }
             stored = kg.store.similar_edges(ids)
-    assert len(vectors) == 32 * 12
+    assert len(vectors) == 35 * 12
     expected = exact_neighbours(vectors, 5)
     assert {pid: sorted(stored.get(pid, [])) for pid in ids} == {
         pid: sorted(pairs) for pid, pairs in expected.items()
@@ -171,12 +186,51 @@ def test_fetched_vectors_are_kept_until_their_document_changes() -> None:
 
     store = Counting()
     linker = SimilarityLinker(cast(GraphStore, store), cache_size=3)
-    first = linker._vectors(["a.txt#passage=0", "b.txt#passage=0"])
-    again = linker._vectors(["a.txt#passage=0", "b.txt#passage=0"])
+    first = linker.memory.vectors(["a.txt#passage=0", "b.txt#passage=0"])
+    again = linker.memory.vectors(["a.txt#passage=0", "b.txt#passage=0"])
     assert store.asked == ["a.txt#passage=0", "b.txt#passage=0"]
     assert all(np.array_equal(first[pid], again[pid]) for pid in first)
     linker.forget("a.txt")
-    linker._vectors(["a.txt#passage=0", "c.txt#passage=0", "d.txt#passage=0"])
+    linker.memory.vectors(["a.txt#passage=0", "c.txt#passage=0", "d.txt#passage=0"])
     assert store.asked[2:] == ["a.txt#passage=0", "c.txt#passage=0", "d.txt#passage=0"]
-    linker._vectors(["b.txt#passage=0"])  # the oldest, evicted past cache_size
+    linker.memory.vectors(["b.txt#passage=0"])  # the oldest, evicted past cache_size
     assert store.asked[-1] == "b.txt#passage=0"
+
+
+def test_kept_weakest_edges_are_read_again_while_a_flag_waits() -> None:
+    """A passage's degree and weakest edge are read once, then follow the linker's own writes;
+    while the graph holds a NEEDS_KNN flag (a removal took a neighbour from someone) every
+    passage is read afresh, and a flagged one is never kept."""
+
+    class Store:
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+            self.flags = 0
+            self.links = {"a": (3, 0.5, False), "b": (2, 0.25, False)}
+
+        def knn_flags(self) -> int:
+            return self.flags
+
+        def weakest_links(self, ids: list[str]) -> dict[str, tuple[int, float | None, bool]]:
+            self.asked += ids
+            return {pid: self.links[pid] for pid in ids if pid in self.links}
+
+    store = Store()
+    memory = Memory(cast(GraphStore, store), size=10)
+    assert memory.links(["a", "b", "gone"]) == {"a": (3, 0.5, False), "b": (2, 0.25, False)}
+    assert memory.links(["a", "b"]) == {"a": (3, 0.5, False), "b": (2, 0.25, False)}
+    assert store.asked == ["a", "b", "gone"]
+    memory.note_rows([{"source": "a", "targets": [{"id": "x", "score": 0.75}] * 3}])
+    memory.note_edges(["n0", "n1"], [SimilarEdge("n0", "a", 0.5, "knn")])
+    assert memory.links(["a", "n0", "n1"]) == {
+        "a": (3, 0.75, False),
+        "n0": (1, 0.5, False),
+        "n1": (0, None, False),
+    }
+    assert store.asked == ["a", "b", "gone"]
+    store.flags, store.links["b"] = 1, (1, 0.125, True)  # b lost a neighbour
+    assert memory.links(["a", "b"]) == {"a": (3, 0.5, False), "b": (1, 0.125, True)}
+    assert store.asked[3:] == ["a", "b"]
+    store.flags = 0
+    memory.links(["a", "b"])
+    assert store.asked[5:] == ["b"]  # a was kept from the fresh read; b, flagged, was not

@@ -1,0 +1,98 @@
+"""What the k-NN linker (:mod:`kgp.ingest.edges`) keeps of the graph between groups of a sync:
+passages' vectors and their neighbour lists' degree and weakest score. In a long sync the older
+passages checked against new ones are anywhere in the graph and the same weak ones come back group
+after group: reading one back costs a query row, and a vector about 0.45 ms (FalkorDB sends each
+float as text)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import cast
+
+import numpy as np
+from kgp.stores.base import GraphStore
+from kgp.stores.model import SimilarEdge, passage_document
+
+Link = tuple[int, float | None, bool]  # degree, weakest score, flagged for a refill
+
+
+class Memory:
+    """Vectors and neighbour-list summaries of passages, as this process last wrote or read them,
+    each kept for up to ``size`` passages (the oldest dropped first: about 1.9 KB a vector, so up
+    to 1.9 GB in a sync of a million passages)."""
+
+    def __init__(self, store: GraphStore, size: int) -> None:
+        self.store = store
+        self.size = size
+        self._vectors: dict[str, np.ndarray] = {}
+        self._held: dict[str, set[str]] = {}  # document -> its passages with a vector kept
+        # (degree, weakest) of passages none flagged: trusted only while the graph holds no
+        # NEEDS_KNN flag, since a removal lowers a passage's weakest only through one
+        self._links: dict[str, tuple[int, float | None]] = {}
+
+    # -- vectors -----------------------------------------------------------------------------
+
+    def remember(self, ids: Sequence[str], vectors: np.ndarray) -> None:
+        """Keep vectors just written or fetched."""
+        for pid, vector in zip(ids, vectors, strict=True):
+            self._vectors[pid] = np.asarray(vector, dtype=np.float32)
+            self._held.setdefault(passage_document(pid), set()).add(pid)
+        while len(self._vectors) > self.size:
+            oldest = next(iter(self._vectors))
+            del self._vectors[oldest]
+            self._held[passage_document(oldest)].discard(oldest)
+
+    def forget(self, doc_id: str) -> None:
+        """A document was written again or removed: its vectors are no longer known."""
+        for pid in self._held.pop(doc_id, ()):
+            self._vectors.pop(pid, None)
+
+    def vectors(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
+        """Vectors of passages (those in the graph): kept ones, the rest fetched and kept."""
+        wanted = list(dict.fromkeys(ids))
+        out = {pid: self._vectors[pid] for pid in wanted if pid in self._vectors}
+        missing = [pid for pid in wanted if pid not in out]
+        fetched = {
+            pid: np.asarray(embedding, dtype=np.float32)
+            for pid, embedding in self.store.passage_embeddings(missing).items()
+        }
+        if fetched:
+            self.remember(list(fetched), np.stack(list(fetched.values())))
+        return out | fetched
+
+    # -- neighbour lists ---------------------------------------------------------------------
+
+    def links(self, ids: Sequence[str]) -> dict[str, Link]:
+        """``(degree, weakest, flagged)`` of passages (those in the graph). A passage's list
+        changes only by the linker's writes, which it notes here, or by a removal, which flags
+        the passages that lost a neighbour (NEEDS_KNN) until a refill: so while the graph holds
+        a flag, every passage is read afresh."""
+        if self._links and self.store.knn_flags():
+            self._links.clear()
+        known = {pid: (*self._links[pid], False) for pid in ids if pid in self._links}
+        read = self.store.weakest_links([pid for pid in ids if pid not in known])
+        for pid, (degree, weakest, flagged) in read.items():
+            if not flagged:
+                self._note(pid, [] if weakest is None else [weakest], degree)
+        return known | read
+
+    def note_rows(self, rows: Sequence[Mapping[str, object]]) -> None:
+        """Neighbour lists just written (``replace_similar``'s rows)."""
+        for row in rows:
+            targets = cast(Sequence[Mapping[str, float]], row["targets"])
+            scores = [float(t["score"]) for t in targets]
+            self._note(str(row["source"]), scores, len(scores))
+
+    def note_edges(self, sources: Sequence[str], edges: Sequence[SimilarEdge]) -> None:
+        """The out-edges new passages were just written with."""
+        scores: dict[str, list[float]] = {pid: [] for pid in sources}
+        for edge in edges:
+            scores[edge.source].append(edge.score)
+        for pid, values in scores.items():
+            self._note(pid, values, len(values))
+
+    def _note(self, pid: str, scores: Sequence[float], degree: int) -> None:
+        self._links.pop(pid, None)  # the newest last, so the oldest is dropped first
+        self._links[pid] = (degree, min(scores, default=None))
+        while len(self._links) > self.size:
+            del self._links[next(iter(self._links))]
