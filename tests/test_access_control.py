@@ -315,11 +315,11 @@ def test_no_way_of_retrieving_shows_anything_outside_the_callers_groups(
     ways: list[tuple[str, str, str]],
 ) -> None:
     world.assign(groups)
-    before = admin_stats(world)
+    before, dump = admin_stats(world), admin_dump(world)
     with world.reading_as(caller):
         for way in ways:
             check(world, caller, retrieve(world, way, question))
-        check_views(world, caller)
+        check_views(world, caller, dump)
     assert admin_stats(world) == before, "reading changed nothing"
 
 
@@ -361,8 +361,9 @@ def test_a_caller_with_few_documents_still_gets_k_passages(world: World) -> None
     assert {world.document_of(h.id) for h in hits} <= readable
 
 
-def check_views(world: World, caller: Caller) -> None:
-    """The document list, stats and traces of a caller hold only what it may read."""
+def check_views(world: World, caller: Caller, dump: Any) -> None:
+    """The document list, stats and traces of a caller hold only what it may read (``dump``:
+    the admin's, taken before reading as the caller)."""
     kg, readable = world.kg, world.readable(caller)
     documents = kg.documents()
     assert {d.id for d in documents} == readable
@@ -373,8 +374,87 @@ def check_views(world: World, caller: Caller) -> None:
         1 for pid in world.texts if world.document_of(pid) in readable
     )
     assert set(stats.groups) <= set(caller.groups)
+    expected_labels, expected_rels = readable_counts(world, caller, dump)
+    assert {k: v for k, v in stats.labels.items() if k != "Trace"} == expected_labels
+    assert {k: v for k, v in stats.relationships.items() if k not in TRACE_RELS} == expected_rels
     for trace in kg.traces():
         assert set(trace["groups"]) <= set(caller.groups), trace
+
+
+TRACE_RELS = ("RETRIEVED", "STEP")
+
+
+def admin_dump(world: World) -> Any:
+    with world.kg.store.reading_as(ADMIN_CALLER):
+        return world.kg.store.dump()
+
+
+def readable_counts(
+    world: World, caller: Caller, dump: Any
+) -> tuple[dict[str, int], dict[str, int]]:
+    """What a caller's counts of document nodes and links must be, worked out from the admin's
+    dump: a node is readable when its document is, a keyword when a readable passage uses it,
+    a SIMILAR edge when both its passages are."""
+    nodes, rels = dump
+    readable = world.readable(caller)
+    owner = {  # a document's pages, tables and passages carry its id
+        str(n["key"]): str(n["props"].get("doc_id", n["key"]))
+        for n in nodes
+        if n["label"] in ("Document", "Page", "Table", "Passage")
+    }
+    used = {
+        str(r["target"])
+        for r in rels
+        if r["type"] == "HAS_KEYWORD" and owner[str(r["source"])] in readable
+    }
+    labels: dict[str, int] = {}
+    for n in nodes:
+        key = str(n["key"])
+        if (n["label"] == "Keyword" and key in used) or owner.get(key) in readable:
+            labels[n["label"]] = labels.get(n["label"], 0) + 1
+    counted: dict[str, int] = {}
+    for r in rels:
+        if r["type"] in (*TRACE_RELS, "NEEDS_KNN") or owner[str(r["source"])] not in readable:
+            continue
+        if r["type"] == "SIMILAR" and owner[str(r["target"])] not in readable:
+            continue
+        counted[r["type"]] = counted.get(r["type"], 0) + 1
+    return labels, counted
+
+
+def test_a_caller_reading_every_document_gets_the_graphs_counts_of_them(world: World) -> None:
+    """Every document readable: the caller's counts of them are the graph's own, read without a
+    filter per node (readable_labels_whole); one document hidden, and the filtered counts take
+    over. Either way they are what the admin's dump says the caller may read."""
+    kg, caller = world.kg, Caller(("staff",))
+    names: list[str] = []
+    run = kg.store.run
+
+    def noting(name: str, *args: Any, **options: Any) -> Any:
+        names.append(name)
+        return run(name, *args, **options)
+
+    kg.store.run = noting  # type: ignore[method-assign]
+    try:
+        world.assign([frozenset({"staff"})] * len(world.documents))
+        dump = admin_dump(world)
+        with world.reading_as(caller):
+            names.clear()
+            check_views(world, caller, dump)
+        assert "readable_labels_whole" in names and "readable_labels" not in names
+        labels, rels = admin_stats(world)
+        with world.reading_as(caller):
+            stats = kg.stats()
+        assert stats.labels["Passage"] == labels["Passage"]
+        assert stats.relationships["SIMILAR"] == rels["SIMILAR"]
+        world.assign([frozenset({"staff"})] * (len(world.documents) - 1) + [frozenset({"hr"})])
+        dump = admin_dump(world)
+        with world.reading_as(caller):
+            names.clear()
+            check_views(world, caller, dump)
+        assert "readable_labels" in names
+    finally:
+        del kg.store.run
 
 
 def admin_stats(world: World) -> Any:
@@ -403,6 +483,17 @@ def test_saved_traces_are_seen_only_by_callers_holding_their_groups(world: World
     assert {hr, board_hr, staff} <= seen[ADMIN_CALLER]
     with kg.store.reading_as(ADMIN_CALLER):
         _, rels = kg.store.dump()
+    for caller, ids in seen.items():  # kgp stats counts the traces each caller sees, no more
+        with kg.store.reading_as(caller):
+            stats = kg.stats()
+        assert stats.labels.get("Trace", 0) == len(ids)
+        for kind, trace_of in (("RETRIEVED", "source"), ("STEP", "trace")):
+            mine = [
+                r
+                for r in rels
+                if r["type"] == kind and (r.get(trace_of) or r["props"].get(trace_of)) in ids
+            ]
+            assert stats.relationships.get(kind, 0) == len(mine), (caller, kind)
     retrieved = [r for r in rels if r["type"] == "RETRIEVED"]
     readable = world.readable(Caller(("hr",)))
     assert retrieved and all(

@@ -1,5 +1,6 @@
-// Nodes by label that the caller may read (kgp stats with groups): the documents of the caller's
-// groups, their pages, tables, passages and keywords, and the traces the caller may see.
+// Nodes by label that the caller may read (kgp stats with groups, when some documents are not;
+// the traces are readable_trace_counts): the documents of the caller's groups, their pages,
+// tables, passages and keywords.
 MATCH (d:Document)
 WHERE $caller_admin OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
 RETURN 'Document' AS name, count(d) AS count
@@ -23,8 +24,3 @@ MATCH (d:Document)
 WHERE $caller_admin OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
 MATCH (d)-[:HAS_PASSAGE]->(:Passage)-[:HAS_KEYWORD]->(n:Keyword)
 RETURN 'Keyword' AS name, count(DISTINCT n) AS count
-UNION ALL
-MATCH (t:Trace)
-WHERE $caller_admin
-      OR (size(coalesce(t.groups, [])) > 0 AND all(g IN t.groups WHERE g IN $caller_groups))
-RETURN 'Trace' AS name, count(t) AS count

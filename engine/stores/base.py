@@ -15,13 +15,13 @@ from kgp import cypher
 from kgp.access import ADMIN, ADMIN_CALLER, Caller
 from kgp.closing import Closing
 from kgp.errors import AccessDeniedError
+from kgp.stores.counting import StoreCounts
 from kgp.stores.health import IndexHealth
 from kgp.stores.maintenance import SCHEMA_VERSION, Row, StoreMaintenance
 from kgp.stores.model import (
     DocumentGraph,
     DocumentSummary,
     EdgeKind,
-    GraphCounts,
     Neighbour,
     PageContent,
     StoredPassage,
@@ -74,7 +74,7 @@ INDEX_QUERIES = frozenset(
 CALLER_WRITES = frozenset({"save_trace"})  # the one write a reader makes: its own trace
 
 
-class GraphStore(StoreMaintenance, StoreSearch, Closing):
+class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
     """A graph store holding kgp's schema. Construct, then ``open()`` (or use ``with``)."""
 
     dialect: cypher.Dialect
@@ -325,25 +325,6 @@ class GraphStore(StoreMaintenance, StoreSearch, Closing):
     def tables(self) -> list[StoredTable]:
         """Every table in document order (page, then position on the page)."""
         return [stored_table(r) for r in self.run("document_tables")]
-
-    def counts(self) -> GraphCounts:
-        """Nodes by label, relationships by type and documents by group: every one for the
-        admin, what the caller may read for anyone else."""
-        admin = self.caller_now().admin
-        labels = {
-            str(r["name"]): int(r["count"])
-            for r in self.run("count_labels" if admin else "readable_labels")
-            if int(r["count"])
-        }
-        rels = {
-            str(r["name"]): int(r["count"])
-            for r in self.run("count_relationships" if admin else "readable_relationships")
-            if int(r["count"])
-        }
-        groups = {str(r["name"]): int(r["count"]) for r in self.run("count_groups")}
-        return GraphCounts(
-            dict(sorted(labels.items())), dict(sorted(rels.items())), dict(sorted(groups.items()))
-        )
 
     # -- k-NN maintenance (used by ingest) ---------------------------------------------------
 
