@@ -12,8 +12,10 @@ from kgp.ingest.report import Progress
 
 from tests.bench.scale_bench import (
     CORPUS,
+    StandInEncoder,
     SyncProgress,
     UnigramWriter,
+    measure,
     sentences_in,
     write_documents,
 )
@@ -43,3 +45,21 @@ def test_progress_keeps_the_time_and_passages_of_every_run(
     saved = json.loads(ledger.read_text())
     assert saved["passages"] == 1000
     assert progress.seconds() >= saved["seconds"] >= 100.0
+
+
+@pytest.mark.skipif(
+    not CORPUS.is_file(), reason=f"the 2Wiki train corpus is not at {CORPUS} (../shared/data)"
+)
+def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
+    """--as-it-stands measures a graph built part way (a size built over several sessions)
+    without syncing the rest: its ledger is left as the runs that wrote it left it, and so is
+    the write rate it reports; with no graph there, it says so."""
+    with pytest.raises(SystemExit, match="no graph left"):
+        measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5, as_it_stands=True)
+    first = measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5)
+    ledger = json.loads((tmp_path / "kb-100.sync.json").read_text())
+    (tmp_path / "docs-100" / "doc-000000.md").unlink()  # a sync would remove it
+    again = measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5, as_it_stands=True)
+    assert json.loads((tmp_path / "kb-100.sync.json").read_text()) == ledger
+    assert again["write_rows_per_s"] == round(ledger["passages"] / ledger["seconds"], 1)
+    assert again["passages"] == first["passages"] + 50  # and the document its first run added
