@@ -90,6 +90,7 @@ class SimilarityLinker:
         self.method = method
         self.depth = depth  # most candidates asked of the index per new passage
         self.weak_per_passage = float(WEAK_PER_PASSAGE)  # the floor's budget, tuned as it goes
+        self._seeded = False  # whether the budget was looked for in the graph yet
         # vectors and neighbour lists kept between groups (up to cache_size passages each)
         self.memory = Memory(store, cache_size)
 
@@ -242,6 +243,21 @@ class SimilarityLinker:
         step = min(2.0, max(0.5, math.sqrt(ratio)))
         low, high = BUDGET_RANGE
         self.weak_per_passage = min(high, max(low, self.weak_per_passage * step))
+        self.store.set_knn_budget(self.weak_per_passage)  # for the next long sync
+
+    def _seed(self, group: Group) -> None:
+        """A long sync starts from the budget the last one tuned: resumed at 373k passages
+        from the default, its first 8,200 passages spent 88 s searching past the first depth
+        while the budget doubled its way up to 116 (docs/benchmarks.md, Scale). A small group
+        (an added document) keeps the default: in a new process every weak passage's vector
+        must be fetched, which the tuned budget does not count."""
+        if self._seeded:
+            return
+        self._seeded = True
+        stored = self.store.knn_budget() if len(group.ids) >= TUNE_PASSAGES else None
+        if stored is not None:
+            low, high = BUDGET_RANGE
+            self.weak_per_passage = min(high, max(low, stored))
 
     def recover(self) -> int:
         """Finish linking documents a stopped sync wrote but did not link; how many."""
@@ -320,6 +336,7 @@ class SimilarityLinker:
         """Choose the group's floor and list its weak passages; then each new passage's nearest
         stored passages (its own document excluded): at least k with their ties, and every one
         more similar than the floor, up to ``depth``. Times both sides for :meth:`tune`."""
+        self._seed(group)
         began = time.perf_counter()
         budget = max(LEAST_BUDGET, round(self.weak_per_passage * len(group.ids)))
         group.floor = self._floor(budget)

@@ -23,6 +23,7 @@ from kgp.ingest.edges import (
 )
 from kgp.ingest.memory import Memory
 from kgp.ingest.scores import best_of, exact_scores, offered
+from kgp.stores import FalkorStore
 from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge
 
@@ -151,7 +152,16 @@ def test_any_floor_budget_links_the_exact_neighbours(
 def test_the_budget_moves_towards_equal_time_on_both_sides() -> None:
     """Searches past the first depth slower than the weak passages: the budget grows (at most
     twofold); faster: it shrinks; small groups leave it; it stays within its range."""
-    linker = SimilarityLinker(cast(GraphStore, None))
+
+    class Store:
+        def __init__(self) -> None:
+            self.kept: list[float] = []
+
+        def set_knn_budget(self, budget: float) -> None:
+            self.kept.append(budget)
+
+    store = Store()
+    linker = SimilarityLinker(cast(GraphStore, store))
     group = Group([("d", [f"d#{i}" for i in range(TUNE_PASSAGES)], np.zeros((TUNE_PASSAGES, 4)))])
     group.weak = [f"w{i}" for i in range(100)]
     group.deep_s, group.weak_s = 4.0, 1.0
@@ -170,6 +180,25 @@ def test_the_budget_moves_towards_equal_time_on_both_sides() -> None:
     for _ in range(20):
         linker.tune(group, complete_s=0.0, near=0)
     assert linker.weak_per_passage == BUDGET_RANGE[0]
+    assert store.kept[-1] == BUDGET_RANGE[0] and len(store.kept) == 23  # each tuning kept
+
+
+def test_a_long_sync_starts_from_the_budget_the_last_one_tuned(tmp_path: Path) -> None:
+    """The tuned budget is kept in the graph (out of its dumps: it follows timings); a linker's
+    first large group starts from it, a small one (an added document) from the default."""
+    large = Group([("d", [f"d#{i}" for i in range(TUNE_PASSAGES)], np.zeros((TUNE_PASSAGES, 4)))])
+    small = Group([("d", ["d#0"], np.zeros((1, 4)))])
+    with FalkorStore(data_dir=tmp_path) as store, store.reading_as(ADMIN_CALLER):
+        assert store.knn_budget() is None
+        store.set_knn_budget(37.5)
+        assert store.knn_budget() == 37.5
+        nodes, _ = store.dump()
+        assert all("knn_budget" not in n["props"] for n in nodes)
+        for group, expected in ((large, 37.5), (small, WEAK_PER_PASSAGE)):
+            linker = SimilarityLinker(store)
+            linker._seed(group)
+            linker._seed(large)  # looked for once
+            assert linker.weak_per_passage == expected
 
 
 def test_fetched_vectors_are_kept_until_their_document_changes() -> None:

@@ -48,6 +48,7 @@ ADMIN_QUERIES = frozenset(
         "sample_passages",
         "count_knn_flags",
         "count_weak_edges",
+        "knn_budget",
         "dump_nodes",
         "dump_relationships",
         "passage_embeddings",

@@ -75,6 +75,14 @@ class StoreMaintenance(RunsQueries):
         rows = self.run("count_weak_edges", {"t": float(threshold), "cap": int(cap)})
         return int(rows[0]["n"]) if rows else 0
 
+    def knn_budget(self) -> float | None:
+        """The k-NN floor's budget the last long sync tuned, if any."""
+        rows = self.run("knn_budget")
+        return float(rows[0]["budget"]) if rows and rows[0]["budget"] is not None else None
+
+    def set_knn_budget(self, budget: float) -> None:
+        self.run("set_knn_budget", {"budget": float(budget)}, write=True)
+
     def pending_documents(self) -> list[str]:
         """Documents whose older neighbours were not yet linked to them (an interrupted sync)."""
         return [str(r["id"]) for r in self.run("pending_documents")]
@@ -152,4 +160,6 @@ class StoreMaintenance(RunsQueries):
 
 
 def _clean(props: Mapping[str, Any] | None) -> dict[str, Any]:
-    return {k: v for k, v in dict(props or {}).items() if v is not None}
+    """A node's properties for a dump: its content, without the linker's tuning state (which
+    follows timings, so two syncs of the same files differ in it)."""
+    return {k: v for k, v in dict(props or {}).items() if v is not None and k != "knn_budget"}
