@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import kgp
 import pytest
 from kgp.ingest.report import Progress
 
@@ -63,3 +64,5 @@ def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "kb-100.sync.json").read_text()) == ledger
     assert again["write_rows_per_s"] == round(ledger["passages"] / ledger["seconds"], 1)
     assert again["passages"] == first["passages"] + 50  # and the document its first run added
+    with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
+        assert kg.remove("added.md")  # the id a measurement removes first, so its add adds
