@@ -73,7 +73,7 @@ class Memory:
         read = self.store.weakest_links([pid for pid in ids if pid not in known])
         for pid, (degree, weakest, flagged) in read.items():
             if not flagged:
-                self._note(pid, [] if weakest is None else [weakest], degree)
+                self._note(pid, degree, weakest)
         return known | read
 
     def note_rows(self, rows: Sequence[Mapping[str, object]]) -> None:
@@ -81,7 +81,7 @@ class Memory:
         for row in rows:
             targets = cast(Sequence[Mapping[str, float]], row["targets"])
             scores = [float(t["score"]) for t in targets]
-            self._note(str(row["source"]), scores, len(scores))
+            self._note(str(row["source"]), len(scores), min(scores, default=None))
 
     def note_edges(self, sources: Sequence[str], edges: Sequence[SimilarEdge]) -> None:
         """The out-edges new passages were just written with."""
@@ -89,10 +89,10 @@ class Memory:
         for edge in edges:
             scores[edge.source].append(edge.score)
         for pid, values in scores.items():
-            self._note(pid, values, len(values))
+            self._note(pid, len(values), min(values, default=None))
 
-    def _note(self, pid: str, scores: Sequence[float], degree: int) -> None:
+    def _note(self, pid: str, degree: int, weakest: float | None) -> None:
         self._links.pop(pid, None)  # the newest last, so the oldest is dropped first
-        self._links[pid] = (degree, min(scores, default=None))
+        self._links[pid] = (degree, weakest)
         while len(self._links) > self.size:
             del self._links[next(iter(self._links))]

@@ -424,7 +424,7 @@ def readable_counts(
 
 def test_a_caller_reading_every_document_gets_the_graphs_counts_of_them(world: World) -> None:
     """Every document readable: the caller's counts of them are the graph's own, read without a
-    filter per node (readable_labels_whole); one document hidden, and the filtered counts take
+    filter per node (count_labels); one document hidden, and the filtered counts take
     over. Either way they are what the admin's dump says the caller may read."""
     kg, caller = world.kg, Caller(("staff",))
     names: list[str] = []
@@ -441,7 +441,7 @@ def test_a_caller_reading_every_document_gets_the_graphs_counts_of_them(world: W
         with world.reading_as(caller):
             names.clear()
             check_views(world, caller, dump)
-        assert "readable_labels_whole" in names and "readable_labels" not in names
+        assert "count_labels" in names and "readable_labels" not in names
         labels, rels = admin_stats(world)
         with world.reading_as(caller):
             stats = kg.stats()

@@ -65,7 +65,8 @@ def test_stats_on_an_empty_data_dir(data_dir: Path) -> None:
 
 def test_trace_reports_queries(data_dir: Path) -> None:
     done = kgp("--data-dir", str(data_dir), "--trace", "stats", "--json")
-    assert "trace readable_labels_whole" in done.stderr  # the caller's counts (groups public)
+    assert "trace count_labels" in done.stderr  # the graph's counts: the caller reads all
+    assert "trace readable_trace_counts" in done.stderr  # and the traces of its groups (public)
 
 
 @pytest.mark.slow

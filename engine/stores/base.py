@@ -36,14 +36,12 @@ from kgp.stores.rows import documents_rows
 from kgp.stores.search import StoreSearch
 from kgp.stores.tracer import QueryEvent, Tracer
 
-# Reads that see every node, whatever the caller: ingest's k-NN upkeep, the dumps tests compare,
-# the counts of the admin view and the vector index's size (how many passages exist). Only the
-# admin runs them; every other read query filters on $caller_groups
-# (tests/test_access_control.py checks each file of both dialects).
+# Reads that see every node, whatever the caller: ingest's k-NN upkeep, the dumps tests compare
+# and the vector index's size (how many passages exist). Only the admin runs them; every other
+# read query filters on $caller_groups (tests/test_access_control.py checks each file of both
+# dialects).
 ADMIN_QUERIES = frozenset(
     {
-        "count_labels",
-        "count_relationships",
         "any_passage_vector",
         "sample_passages",
         "count_knn_flags",

@@ -30,11 +30,10 @@ class StoreCounts(RunsQueries):
         (the common case) gets the graph's counts of them, which need no filter per node; else
         the filtered counts walk every readable document's links (docs/benchmarks.md, Scale:
         3.5 minutes at 373k passages when each SIMILAR edge looked its target's document up)."""
-        if self.caller_now().admin:
-            labels, rels = _named(self.run("count_labels")), _named(self.run("count_relationships"))
-        else:
-            labels = _only(_named(self.run("readable_labels_whole")), DOCUMENT_LABELS)
-            rels = _only(_named(self.run("readable_relationships_whole")), DOCUMENT_RELATIONSHIPS)
+        labels, rels = _named(self.run("count_labels")), _named(self.run("count_relationships"))
+        if not self.caller_now().admin:
+            labels = _only(labels, DOCUMENT_LABELS)
+            rels = _only(rels, DOCUMENT_RELATIONSHIPS)
             if not labels:  # some document is hidden from the caller (or there are none)
                 labels = _named(self.run("readable_labels"))
                 rels = _named(self.run("readable_relationships"))
