@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from kgp.access import Caller
 from kgp.errors import ConfigurationError, DocumentError
-from kgp.stores import EdgeKind, GraphStore
+from kgp.stores import EdgeKind, GraphStore, search
 from kgp.stores.model import (
     DocumentGraph,
     PassageRecord,
@@ -294,6 +295,23 @@ def test_fulltext_ranks_rare_words_above_common_ones(store: GraphStore) -> None:
     hits = store.fulltext_search("which pump station valve has a zeppelin?", 5)
     assert hits[0].id == passage_id("z.txt", 0)
     assert len(hits) == 5 and hits[0].score > hits[1].score
+
+
+def test_a_term_over_the_cap_counts_for_none_and_the_cap_counts_readable_passages(
+    store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each term is one query that stops past the cap: a common word costs the same at any size
+    monkeypatch.setattr(search, "FULLTEXT_CAP", 3)
+    store.write_document(make_document("open.txt", 2, text="pump number {j}"))
+    store.write_document(make_document("hr.txt", 3, text="pump salary {j}", seed=1))
+    store.write_document(make_document("z.txt", 1, text="a zeppelin", seed=3))
+    store.set_document_groups({"hr.txt": ["hr"]})
+    z0, opened = passage_id("z.txt", 0), {passage_id("open.txt", j) for j in range(2)}
+    # the admin reads five passages with "pump": more than the cap, so only the zeppelin counts
+    assert [h.id for h in store.fulltext_search("pump zeppelin", 3)] == [z0]
+    with store.reading_as(Caller(("public",))):  # two: under the cap, so "pump" counts
+        hits = [h.id for h in store.fulltext_search("pump zeppelin", 3)]
+    assert hits[0] == z0 and set(hits[1:]) == opened
 
 
 def test_batched_neighbours_by_kind(store: GraphStore) -> None:

@@ -164,14 +164,19 @@ class StoreSearch(RunsQueries):
         the caller may read (so the ranking reveals nothing of the others). The index finds the
         matches (with its stemming); kgp does the ranking: FalkorDB's score ignores rarity (on
         MuSiQue dev, full-text recall@30 went from 25 % to 68 %), and Lucene's (Neo4j) counts
-        every passage. Terms matching more than ``FULLTEXT_CAP`` passages only count when
-        nothing rarer matched; when every term is that common, the index's own order."""
+        every passage. Terms matching more than ``FULLTEXT_CAP`` readable passages count for
+        none (reading only that many of their matches); when every term is that common, the
+        index's own order."""
         terms = query_terms(text)
         if not terms or limit < 1:
             return []
-        rows = self.run("fulltext_terms", {"terms": terms, "cap": max(FULLTEXT_CAP, limit)})
-        postings = [(int(row["df"]), [str(pid) for pid in row["ids"]]) for row in rows]
-        scores = ranking.binary(postings, total=self.readable_passages()) if rows else {}
+        cap = max(FULLTEXT_CAP, limit)
+        postings: list[tuple[int, list[str]]] = []
+        for term in terms:  # a query each: it stops past the cap (see fulltext_term.cypher)
+            rows = self.run("fulltext_term", {"term": term, "limit": cap + 1})
+            if 0 < len(rows) <= cap:  # a more common term counts for no passage: left out
+                postings.append((len(rows), [str(row["id"]) for row in rows]))
+        scores = ranking.binary(postings, total=self.readable_passages()) if postings else {}
         if scores:
             return [SearchHit(pid, round(score, 6)) for pid, score in ranking.top(scores, limit)]
         rows = self.run("fulltext_search", {"query": self._fulltext_query(terms), "limit": limit})
