@@ -28,7 +28,7 @@ class CachedPassage:
     doc_id: str
     page: int
     table_id: str | None  # the table whose rows the passage holds, if any
-    embedding: np.ndarray
+    embedding: np.ndarray | None  # None when read without it (PassageCache.texts)
 
 
 class SharedCache(Generic[K, V]):
@@ -82,12 +82,17 @@ class PassageCache:
         """Whose passages are read now: the key of the store's caller."""
         return self.store.caller_now().key
 
-    def get(self, ids: Sequence[str]) -> dict[str, CachedPassage]:
+    def get(self, ids: Sequence[str], *, vectors: bool = True) -> dict[str, CachedPassage]:
         """The passages of ``ids`` that exist, read from the store once (one query for all
-        that are not held yet)."""
+        that are not held yet, or held without the embedding ``vectors`` asks for). Without
+        ``vectors``, texts and places only: embeddings are most of what the store sends, and
+        the default (TF-IDF) scorer reads none but the final order's."""
         found, generation = self._cache.held(ids)
+        if vectors:
+            found = {i: p for i, p in found.items() if p.embedding is not None}
         missing = [i for i in dict.fromkeys(ids) if i not in found]
         if missing:
+            read = self.store.passage_vectors if vectors else self.store.passage_texts
             fetched = {
                 pid: CachedPassage(
                     id=pid,
@@ -95,19 +100,19 @@ class PassageCache:
                     doc_id=stored.doc_id,
                     page=stored.page,
                     table_id=stored.table_id,
-                    embedding=np.asarray(stored.embedding, dtype=np.float32),
+                    embedding=np.asarray(stored.embedding, dtype=np.float32) if vectors else None,
                 )
-                for pid, stored in self.store.passage_vectors(missing).items()
+                for pid, stored in read(missing).items()
             }
             self._cache.keep(fetched, generation)
             found.update(fetched)
         return {i: found[i] for i in ids if i in found}
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
-        return {i: p.text for i, p in self.get(ids).items()}
+        return {i: p.text for i, p in self.get(ids, vectors=False).items()}
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        return {i: p.embedding for i, p in self.get(ids).items()}
+        return {i: p.embedding for i, p in self.get(ids).items() if p.embedding is not None}
 
     def clear(self) -> None:
         self._cache.clear()

@@ -130,8 +130,11 @@ class Retriever:
             ids, config.kinds, limit=config.neighbour_limit, max_df=config.max_df
         ):
             found.setdefault(n.source, []).append(n.target)
-        # the scorer needs the paths' texts and the candidates' vectors: one fetch for the hop
-        self.passages.get([*ids, *(t for targets in found.values() for t in targets)])
+        # the paths' and candidates' texts, one query for the hop; a scorer by vectors reads
+        # them in a second (150 passages: 30 ms with vectors, 1.5 ms without; TF-IDF reads none)
+        self.passages.get(
+            [*ids, *(t for targets in found.values() for t in targets)], vectors=False
+        )
         return found
 
     def _ordered(
@@ -145,7 +148,7 @@ class Retriever:
         if self.order is by_visit or len(ids) < 2:
             return by_visit(Evidence(walk, {}))
         query = self.services.embed([question])[0]
-        cosine = {pid: float(np.dot(query, rows[pid].embedding)) for pid in ids if pid in rows}
+        cosine = {pid: float(np.dot(query, v)) for pid, v in self.passages.vectors(ids).items()}
         links: frozenset[Link] = frozenset()
         if needs_links(self.order):
             docs.update(self.store.fetch_nodes({rows[pid].doc_id for pid in cosine}))
@@ -166,7 +169,7 @@ class Retriever:
         started = time.perf_counter()
         found = self.method(self._parts, question, k)
         walked = time.perf_counter()
-        rows = self.passages.get(found.walk.ids())
+        rows = self.passages.get(found.walk.ids(), vectors=False)  # an order reads its own
         docs: Documents = {}
         ranked = self._ordered(question, found, rows, docs)
         order = [(i, score) for i, score in ranked if i in rows]

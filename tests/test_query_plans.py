@@ -22,6 +22,7 @@ PER_DOCUMENT: dict[str, dict[str, Any]] = {
     "count_document_nodes": {"doc_ids": ["a.txt"]},
     "fetch_nodes": {"ids": ["a.txt#passage=0", "a.txt"]},
     "passage_vectors": {"ids": ["a.txt#passage=0"]},
+    "passage_texts": {"ids": ["a.txt#passage=0"]},
     "passages_by_text_hash": {"hashes": ["0" * 16]},
     "set_document_groups": {"rows": [{"id": "a.txt", "groups": ["hr"]}]},
 }

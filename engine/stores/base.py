@@ -329,11 +329,18 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
 
     def passage_vectors(self, ids: Iterable[str]) -> dict[str, StoredPassage]:
         """Passages by id (those that exist), in the order the store returns them."""
+        return self._passages("passage_vectors", ids)
+
+    def passage_texts(self, ids: Iterable[str]) -> dict[str, StoredPassage]:
+        """Passages by id like :meth:`passage_vectors`, without their embeddings (each an
+        empty list)."""
+        return self._passages("passage_texts", ids)
+
+    def _passages(self, name: str, ids: Iterable[str]) -> dict[str, StoredPassage]:
         id_list = list(dict.fromkeys(ids))
         if not id_list:
             return {}
-        rows = self.run("passage_vectors", {"ids": id_list})
-        return {p.id: p for p in map(stored_passage, rows)}
+        return {p.id: p for p in map(stored_passage, self.run(name, {"ids": id_list}))}
 
     def document_passages(self, doc_ids: Iterable[str]) -> list[StoredPassage]:
         """The stored passages of some documents, in one query."""

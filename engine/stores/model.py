@@ -211,13 +211,14 @@ def neighbour_rows(rows: Iterable[Mapping[str, Any]]) -> list[Neighbour]:
 
 
 def stored_passage(row: Mapping[str, Any]) -> StoredPassage:
-    """A ``passage_vectors`` or ``document_passages`` row (page 1 when none is recorded)."""
+    """A ``passage_vectors``, ``passage_texts`` (no embedding: an empty list) or
+    ``document_passages`` row (page 1 when none is recorded)."""
     return StoredPassage(
         id=str(row["id"]),
         doc_id=str(row["doc_id"]),
         page=int(row["page"] or 1),
         text=str(row["text"]),
-        embedding=row["embedding"],
+        embedding=row.get("embedding") or [],
         table_id=str(row["table_id"]) if row["table_id"] else None,
     )
 

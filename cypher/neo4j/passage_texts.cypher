@@ -1,0 +1,8 @@
+// Texts and places of passages by id, of documents the caller may read: passage_vectors without
+// the embeddings, which are most of what that query sends (the store sends each float as text).
+UNWIND $ids AS id
+MATCH (p:Passage {id: id})
+OPTIONAL MATCH (d:Document {id: p.doc_id})
+WITH p, d
+WHERE $caller_admin OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
+RETURN p.id AS id, p.doc_id AS doc_id, p.page AS page, p.text AS text, p.table_id AS table_id
