@@ -324,7 +324,10 @@ def measure(
         added = folder.parent / f"added-{size}"
         shutil.rmtree(added, ignore_errors=True)
         added.mkdir()
-        text = " ".join(writer.sentences(50, writer.topic(7)))  # a subject the graph has
+        # a subject the graph has; numbered, so that no sentence is short enough to join the
+        # next (a generated "Above above spent ask." did): 50 sentences are 50 passages
+        drawn = writer.sentences(50, writer.topic(7))
+        text = " ".join(f"{s[:-1]} (added sentence {i})." for i, s in enumerate(drawn))
         (added / "added.md").write_text("# Added\n\n" + text)
         kg.remove("added.md")  # an earlier measurement's, when no sync came between
         began = time.perf_counter()
