@@ -344,6 +344,66 @@ def test_sigkill_during_sync_then_sync_equals_clean_sync(tmp_path: Path, graphs:
     shutil.rmtree(tmp_path / "docs")
 
 
+# A syncing process that SIGKILLs itself right after its n-th write of a document or of links
+# (n from argv; 0: never), so that each kill lands where a test chose, however fast the machine.
+KILL_AT_WRITE = (
+    "import os, signal, sys; from pathlib import Path; import kgp\n"
+    "import kgp.ingest.builder as builder, kgp.ingest.prepare as prepare\n"
+    "from kgp.stores.base import GraphStore\n"
+    "builder.WRITE_BATCH_ROWS = 1  # a document per write query\n"
+    "prepare.LINK_DOCUMENTS = int(sys.argv[3])  # several linked groups per sync\n"
+    "kill_at, done, run = int(sys.argv[4]), [0], GraphStore.run\n"
+    "def counted(self, name, parameters=None, *, write=False):\n"
+    "    rows = run(self, name, parameters, write=write)\n"
+    "    if name in ('write_documents', 'replace_similar'):\n"
+    "        done[0] += 1\n"
+    "        if done[0] == kill_at:\n"
+    "            os.kill(os.getpid(), signal.SIGKILL)\n"
+    "    return rows\n"
+    "GraphStore.run = counted\n"
+    "with kgp.open(data_dir=Path(sys.argv[1]), knn_k=3, device='cpu',\n"
+    "              encoder='all-MiniLM-L6-v2') as kg:\n"
+    "    kg.sync(Path(sys.argv[2]))\n"
+)
+
+
+@pytest.mark.slow
+def test_sigkill_at_chosen_writes_then_sync_equals_clean_sync(tmp_path: Path, graphs: Any) -> None:
+    """The timed kills above land wherever the machine's speed puts them; these land at chosen
+    writes of syncs that link several small groups: right after the first document (pending
+    alone, its passages linked only among themselves), after the next sync's recovery, a whole
+    group and half the next one, and after a group's last document before its linking."""
+    folder = tmp_path / "docs"
+    for i in range(6):
+        (folder / f"part{i}").mkdir(parents=True)
+        for name, text in TEXTS.items():
+            (folder / f"part{i}" / name.replace("/", "-")).write_text(f"Copy {i}. " + text)
+    clean = graphs("clean")
+    clean.sync(folder)
+    expected = clean.dump()
+    clean.store.close()
+
+    data_dir = tmp_path / "killed"
+    watcher = FalkorStore(data_dir=data_dir).open()  # shares the server with the syncers
+    pending = []
+    try:
+        # (documents per linked group, the write to die after): each sync first links what
+        # the last one left pending (one write), then writes a group's documents one per query
+        # and links them (one write)
+        for group, kill_at in ((4, 1), (4, 8), (3, 4)):
+            command = [sys.executable, "-c", KILL_AT_WRITE, str(data_dir), str(folder)]
+            done = subprocess.run([*command, str(group), str(kill_at)], check=False)
+            assert done.returncode == -signal.SIGKILL, "the kill should land during the sync"
+            pending.append(len(watcher.pending_documents()))
+    finally:
+        watcher.close()
+    assert pending == [1, 2, 3]
+    repaired = graphs("killed")
+    report = repaired.sync(folder)
+    assert report.recovered == 3
+    assert repaired.dump() == expected
+
+
 def test_file_that_vanishes_changes_or_is_unreadable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
