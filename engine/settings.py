@@ -67,8 +67,9 @@ class Settings(BaseSettings):
     store: StoreKind = StoreKind.EMBEDDED
     data_dir: Path = Field(default_factory=default_data_dir)
     graph: str = "kgp"
-    # the last process to close the embedded store sets its vector index aside, so the next
-    # start loads without rebuilding it (FalkorStore's park); KGP_FAST_REOPEN=0 keeps it
+    # the last process to close the embedded store sets its vector index and the indexes only
+    # writes use aside, so the next start loads without building them (FalkorStore's park);
+    # KGP_FAST_REOPEN=0 keeps them
     fast_reopen: bool = True
 
     neo4j_uri: str = "neo4j://localhost:7687"

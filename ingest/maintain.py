@@ -48,7 +48,7 @@ def maintain(syncer: Syncer, *, rebuild: bool = False, sample: int = SAMPLE) -> 
     started = time.perf_counter()
     store = syncer.store
     with store.reading_as(ADMIN_CALLER):
-        store.await_vector_index()
+        store.prepare_writes()
         report = MaintenanceReport(before=store.index_health(sample))
         with syncer.guard():
             if store.pending_documents():

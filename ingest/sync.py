@@ -145,7 +145,7 @@ class Syncer:
         allow_removal: bool,
         source: Path | None,
     ) -> None:
-        self.store.await_vector_index()  # after a start, the store may still be building it
+        self.store.prepare_writes()  # after a start, the store may still be building indexes
         if not self.store.schema_ready:  # once per process: later syncs need no write here
             with self.guard():
                 self._ensure_schema()
@@ -281,7 +281,7 @@ class Syncer:
 
     def remove(self, doc_id: str) -> bool:
         with self.store.reading_as(ADMIN_CALLER):
-            self.store.await_vector_index()
+            self.store.prepare_writes()
             with self.guard():
                 self._ensure_schema()
                 report = SyncReport()

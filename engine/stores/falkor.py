@@ -8,16 +8,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
 
-import numpy as np
 import redis
 from falkordb import FalkorDB, Graph
-from falkordb.helpers import quote_string
 from kgp import cypher
 from kgp.access import ADMIN_CALLER
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
-from kgp.files import write_private
 from kgp.stores.base import GraphStore
-from kgp.stores.falkor_server import PARKED, EmbeddedServer
+from kgp.stores.falkor_params import params_header, plain
+from kgp.stores.falkor_server import EmbeddedServer
 from kgp.stores.health import IndexHealth, sampled_recall, too_many_orphans
 from kgp.stores.maintenance import Row
 from kgp.stores.tracer import Tracer
@@ -37,65 +35,18 @@ RANGE_INDEXES = (
 )
 
 
-def cypher_value(value: Any) -> str:
-    """A parameter value as the text of FalkorDB's ``CYPHER name=value`` header (the wire has
-    no other way to send parameters). The client's own encoder handles floats one call each,
-    about 80 ms per 100 vectors of 384; a list of floats that are all float32 values (every
-    embedding) is written with 9 significant digits, from which ``vecf32`` gives back exactly
-    the same float32 values (every vector parameter is read through ``vecf32``)."""
-    if isinstance(value, str):
-        return str(quote_string(value))
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | np.integer):
-        return str(int(value))
-    if isinstance(value, float | np.floating):
-        return repr(float(value))
-    if isinstance(value, list | tuple):
-        if _float32_values(value):
-            return "[" + ",".join(map(NINE_DIGITS.format, value)) + "]"
-        return "[" + ",".join(map(cypher_value, value)) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ",".join(f"{_key(k)}:{cypher_value(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"cannot send a {type(value).__name__} to FalkorDB as a parameter")
-
-
-NINE_DIGITS = "{:.9g}"  # enough for any float32 to parse back exactly
-
-
-def _float32_values(value: list[Any] | tuple[Any, ...]) -> bool:
-    return (
-        len(value) >= 16
-        and all(type(x) is float for x in value)
-        and np.asarray(value, dtype=np.float32).astype(np.float64).tolist() == list(value)
-    )
-
-
-def _key(key: object) -> str:
-    text = str(key)
-    if not text or "`" in text:
-        raise ValueError(f"{text!r} cannot name a FalkorDB parameter or map key")
-    return f"`{text}`"
-
-
-def params_header(parameters: Mapping[str, Any]) -> str:
-    if not parameters:
-        return ""
-    return "CYPHER " + " ".join(f"{_key(k)}={cypher_value(v)}" for k, v in parameters.items()) + " "
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
+# Indexes only writes use (keywords looked up by term, edges by score, flags), set aside with
+# the vector index by the last user to stop the server (see _park_indexes): a start loads every
+# index of the snapshot before it answers (a 50,000-passage graph: 4.25 s with these, 2.42 s
+# without). (label or relationship type, property, query creating it, query dropping it.) None
+# is on Passage: an index added to the passages' label would orphan every vector (see above).
+WRITE_INDEXES = (
+    ("Keyword", "term", "index_keyword", "drop_index_keyword"),
+    ("SIMILAR", "score", "index_similar_score", "drop_index_similar_score"),
+    ("NEEDS_KNN", "flag", "index_knn_flag", "drop_index_knn_flag"),
+)
 INDEX_WAIT_SECONDS = 900.0
-PARK_SECONDS = 20.0  # the most a close waits for each step of setting the vector index aside
+PARK_SECONDS = 20.0  # the most a close waits for each step of setting the indexes aside
 
 
 class FalkorStore(GraphStore):
@@ -146,39 +97,42 @@ class FalkorStore(GraphStore):
     def close(self) -> None:
         atexit.unregister(self.close)
         try:
-            park = self._park_vector_index if self.park and self._graph is not None else None
-            self.server.stop(before_shutdown=park)  # the last user parks the index
+            park = self._park_indexes if self.park and self._graph is not None else None
+            self.server.stop(before_shutdown=park)  # the last user sets indexes aside
         finally:
             if self._db is not None:
                 self._db.connection.close()
             self._db = None
             self._graph = None
 
-    # -- the vector index off the open path --------------------------------------------------
-    # FalkorDB 4.16 rebuilds an HNSW index entry by entry while it loads a snapshot that has
-    # one, before it answers anything (37 s at 50,000 passages). So the last user to stop the
-    # server drops the index first, and makes sure the snapshot holds none; a start then loads
-    # the graph without it and builds it again in the background, answering meanwhile: vector
-    # searches are exact until the index is complete, and writes (a sync) wait for it.
+    # -- indexes off the open path ----------------------------------------------------------
+    # FalkorDB 4.16 builds every index of a snapshot while it loads it, before it answers
+    # anything, and the HNSW vector index entry by entry (37 s at 50,000 passages). So the last
+    # user to stop the server leaves a snapshot without the vector index and without the indexes
+    # only writes use (WRITE_INDEXES); a start loads the graph without them and builds the vector
+    # index again in the background, answering meanwhile (vector searches are exact until it is
+    # complete), and writes build the others again and wait for all (prepare_writes). When
+    # nothing but that build was written since the start, the stop takes it back out of the log
+    # instead (kgp.stores.falkor_log), so the snapshot loaded next is still the one without them.
 
-    def _park_vector_index(self) -> None:
+    def _park_indexes(self) -> bool:
+        """Before the last user stops the server; True when the stop is to take the start's
+        index build back out of the log (nothing else was written since)."""
+        if self.server.log.only_start_writes():
+            return True
         with self.reading_as(ADMIN_CALLER):
-            if self.vector_dimension() is not None and self.run("any_passage_vector"):
-                self._drop_vector_index()  # an empty index costs nothing to load: it stays
-
-    def _drop_vector_index(self) -> None:
-        marker = self.server.home / PARKED
-        try:  # nothing was written since the index was built at the start: no snapshot needed
-            clean = int(marker.read_text(encoding="ascii")) == self.server.log_size()
-        except (OSError, ValueError):
-            clean = False
-        self._locked_write("drop_passage_vector", {}, "cannot set the vector index aside")
-        # bounded: a close never waits long (past it, the server stops with the snapshot it
-        # has, and the next start loads the index the slow way)
-        self._wait_for_indexes(timeout=PARK_SECONDS)
-        if not clean:  # the snapshot may hold the index (a compaction since), or writes after
-            self.server.compact(min_bytes=0, growth=-1.0, timeout=PARK_SECONDS)
-        marker.unlink(missing_ok=True)
+            indexed, dimension = self._indexes()
+            drops = [d for label, prop, _, d in WRITE_INDEXES if (label, prop, "RANGE") in indexed]
+            if dimension is not None and self.run("any_passage_vector"):
+                drops.append("drop_passage_vector")  # an empty index costs nothing to load
+        if drops:
+            for name in drops:
+                self._locked_write(name, {}, "cannot set an index aside")
+            # bounded: a close never waits long (past it, the server stops with the snapshot
+            # it has, and the next start loads those indexes the slow way)
+            self._wait_for_indexes(timeout=PARK_SECONDS)
+            self.server.log.compact(min_bytes=0, growth=-1.0, timeout=PARK_SECONDS)
+        return False
 
     def _unpark_vector_index(self) -> bool:
         """Build the vector index again if the graph was loaded without one; True if it
@@ -191,11 +145,26 @@ class FalkorStore(GraphStore):
                 return False  # no passages yet: the first sync creates the index
             dimension = len(rows[0]["embedding"])
             params = {"dimension": dimension, "ef_runtime": self.ef_runtime}
+            before = self.server.log.end()
             self._locked_write("index_passage_vector", params, "cannot build the vector index")
-            write_private(self.server.home / PARKED, str(self.server.log_size()), encoding="ascii")
+            self.server.log.mark(before)  # the stop takes this back if nothing else is written
         self.dimension = dimension
         self._vectors_ready = False
         return True
+
+    def prepare_writes(self) -> None:
+        """Build the indexes only writes use where the last stop set them aside, and wait until
+        every index is complete."""
+        with self.reading_as(ADMIN_CALLER):
+            indexed, _ = self._indexes()
+        missing = [(label, prop, "RANGE") not in indexed for label, prop, _, _ in WRITE_INDEXES]
+        if ("Passage", "id", "RANGE") in indexed and any(missing):
+            with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds them
+                indexed, _ = self._indexes()
+                for label, prop, create, _ in WRITE_INDEXES:
+                    if (label, prop, "RANGE") not in indexed:
+                        self._locked_write(create, {}, "cannot build an index writes use")
+        self.await_vector_index()  # waits for every index
 
     def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None:
         """A schema write made while holding the data directory's lock: not through run(),
@@ -220,7 +189,7 @@ class FalkorStore(GraphStore):
             self._wait_for_indexes()
 
     def _knn_candidates(self, rows: list[dict[str, Any]]) -> list[Row]:
-        if self._vectors_ready or not self._building():
+        if self._vectors_ready or "Passage" not in self._building():
             self._vectors_ready = True
             try:
                 return super()._knn_candidates(rows)
@@ -256,20 +225,21 @@ class FalkorStore(GraphStore):
                 return []  # the graph does not exist yet: reads find nothing
             reason = str(exc).splitlines()[0]
             if write:
-                self._reload_after_failed_write()
+                self._reload()
                 raise StoreError(
                     f"FalkorDB rejected a write ({reason}); nothing of it was kept"
                 ) from None
             raise StoreError(f"FalkorDB rejected a query: {reason}") from None
         header = [column[1] for column in (result.header or [])]
         names = [h.decode() if isinstance(h, bytes) else str(h) for h in header]
-        return [dict(zip(names, map(_plain, row), strict=True)) for row in result.result_set]
+        return [dict(zip(names, map(plain, row), strict=True)) for row in result.result_set]
 
     def checkpoint(self, *, force: bool = False) -> bool:
         """Compact the append-only file. Safe at any time: a failed write reloads the server
         before anything else runs, so memory always equals the log."""
         try:
-            return self.server.compact(min_bytes=0, growth=-1.0) if force else self.server.compact()
+            log = self.server.log
+            return log.compact(min_bytes=0, growth=-1.0) if force else log.compact()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
 
@@ -294,9 +264,10 @@ class FalkorStore(GraphStore):
                 )
             time.sleep(0.05)
 
-    def _reload_after_failed_write(self) -> None:
+    def _reload(self) -> None:
         """Reload the graph from the append-only file, which never holds a failed query (see
-        ``EmbeddedServer.reload``); the in-memory rollback of a failed query is not trusted."""
+        ``EmbeddedServer.reload``): after a failed write, whose in-memory rollback is not
+        trusted."""
         if self._db is not None:
             self._db.connection.close()
         self.server.reload()
@@ -343,13 +314,11 @@ class FalkorStore(GraphStore):
         return too_many_orphans(live, orphans)
 
     def vector_dimension(self) -> int | None:
-        for row in self.run("list_indexes"):
-            options = dict(row["options"] or {})
-            if str(row["label"]) == "Passage" and "embedding" in options:
-                return int(options["embedding"]["dimension"])
-        return None
+        return self._indexes()[1]
 
-    def ensure_schema(self, dimension: int) -> None:
+    def _indexes(self) -> tuple[set[tuple[str, str, str]], int | None]:
+        """The indexes as (label or type, property, kind), and the vector index's dimension
+        (None without one)."""
         indexed: set[tuple[str, str, str]] = set()
         vector_dimension = None
         for row in self.run("list_indexes"):
@@ -358,6 +327,10 @@ class FalkorStore(GraphStore):
                 indexed.update((label, str(prop), str(kind)) for kind in kinds)
             if label == "Passage" and "embedding" in dict(row["options"] or {}):
                 vector_dimension = int(row["options"]["embedding"]["dimension"])
+        return indexed, vector_dimension
+
+    def ensure_schema(self, dimension: int) -> None:
+        indexed, vector_dimension = self._indexes()
         if vector_dimension is not None and vector_dimension != dimension:
             raise ConfigurationError(
                 f"{self.describe()} holds {vector_dimension}-dimension embeddings but the "

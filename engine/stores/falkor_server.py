@@ -23,6 +23,7 @@ from pathlib import Path
 import redis
 from kgp.errors import KgpError, StoreUnavailableError
 from kgp.files import PRIVATE_DIR, PRIVATE_FILE, private_dir, write_private
+from kgp.stores.falkor_log import AppendOnlyLog
 from kgp.stores.processes import cpu_ticks, log_tail, lost_server, pid_alive, rotate_log
 from redis.backoff import NoBackoff
 from redis.retry import Retry
@@ -35,9 +36,6 @@ LOAD_TIMEOUT = 900.0  # seconds a server may spend loading a large graph
 # (FalkorDB 4.16 was seen deadlocked at start: every thread waiting on a lock, 0 CPU)
 STALL_SECONDS = 30.0
 LOG_MAX_BYTES = 1024 * 1024
-# in the home while the only change since the snapshot is the vector index built at a start
-# (FalkorStore): the append-only file's size then; any compaction removes it
-PARKED = "vector-index-parked"
 
 
 class _ServerDied(StoreUnavailableError):
@@ -88,6 +86,7 @@ class EmbeddedServer:
             digest = hashlib.sha256(os.fsencode(self.home)).hexdigest()[:16]
             path = Path(tempfile.gettempdir()) / f"kgp-{os.getuid()}-{digest}.sock"
         self.socket_path = path
+        self.log = AppendOnlyLog(self.home, self.client)
 
     # -- files -------------------------------------------------------------------------------
 
@@ -125,6 +124,7 @@ class EmbeddedServer:
 
     @contextmanager
     def locked(self) -> Iterator[None]:
+        """The data directory's lock (starting, stopping, schema changes)."""
         descriptor = os.open(self.home / "server.lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
         with os.fdopen(descriptor, "r+b") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
@@ -133,7 +133,8 @@ class EmbeddedServer:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def _server_pid(self) -> int | None:
+    def server_pid(self) -> int | None:
+        """The running server's process id, from its pid file."""
         try:
             return int(self.pid_file.read_text(encoding="ascii").strip())
         except (OSError, ValueError):
@@ -173,42 +174,6 @@ class EmbeddedServer:
     def lost(self, exc: Exception) -> str:
         """Why the server went away, in the one line a user reads."""
         return lost_server(self.home, self.log_file, exc)
-
-    def log_size(self) -> int:
-        """The append-only file's size in bytes: it grows with every write."""
-        with self.client(timeout=30.0) as conn:
-            return int(conn.info("persistence").get("aof_current_size", 0))
-
-    def compact(
-        self, *, min_bytes: int = 1024 * 1024, growth: float = 1.0, timeout: float = 600.0
-    ) -> bool:
-        """Rewrite the append-only file as a snapshot when its log of writes has grown past
-        ``min_bytes`` and ``growth`` times the last snapshot, so the next start loads quickly
-        instead of replaying every write (what redis's automatic rewrite would do, run only at
-        moments kgp chooses). Waits until the rewrite is done; True if it ran."""
-        with self.client(timeout=600.0) as conn:
-            info = conn.info("persistence")
-            size = int(info.get("aof_current_size", 0))
-            base = int(info.get("aof_base_size", 0))
-            if size - base < min_bytes or size < (1.0 + growth) * base:
-                return False
-            (self.home / PARKED).unlink(missing_ok=True)  # the snapshot will hold what is now
-            try:
-                conn.bgrewriteaof()
-            except redis.ResponseError as exc:
-                if "already in progress" not in str(exc):
-                    raise StoreUnavailableError(f"FalkorDB could not compact: {exc}") from None
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                info = conn.info("persistence")
-                if not info.get("aof_rewrite_in_progress") and not info.get(
-                    "aof_rewrite_scheduled"
-                ):
-                    return True
-                time.sleep(0.05)
-        raise StoreUnavailableError(
-            f"FalkorDB compaction in {self.home} did not finish in {timeout:.0f} s"
-        )
 
     def _config(self, module: Path) -> str:
         return "\n".join(
@@ -295,6 +260,7 @@ class EmbeddedServer:
     def _launch_once(self) -> None:
         server, module = _binaries()
         self.socket_path.unlink(missing_ok=True)
+        self.log.forget_mark()  # a mark holds for the server that was running when it was made
         config = write_private(self.home / "redis.conf", self._config(module))
         rotate_log(self.log_file, LOG_MAX_BYTES)
         try:
@@ -330,7 +296,7 @@ class EmbeddedServer:
             return
         self._prepare_home()
         with self.locked():
-            pid = self._server_pid()
+            pid = self.server_pid()
             try:
                 if pid is None or not pid_alive(pid):
                     raise _ServerDied("no server")
@@ -355,16 +321,18 @@ class EmbeddedServer:
         append-only file, so a reload restores exactly the last good state.
         """
         with self.locked():
-            pid = self._server_pid()
+            pid = self.server_pid()
             if pid is not None:
                 self._kill(pid)
             self._reap_if_child()
             self.pid_file.unlink(missing_ok=True)
             self._launch()
 
-    def stop(self, before_shutdown: Callable[[], None] | None = None) -> None:
+    def stop(self, before_shutdown: Callable[[], bool] | None = None) -> None:
         """Leave the server; the last user shuts it down (its append-only file is fsynced),
-        first calling ``before_shutdown`` (a failure there is logged: the server still stops)."""
+        first calling ``before_shutdown`` (a failure there is logged: the server still stops).
+        When that returns True, the log is cut back to before the start's own writes once the
+        server is gone (see :mod:`kgp.stores.falkor_log`)."""
         if self._user is None:
             return
         with self.locked():
@@ -372,13 +340,14 @@ class EmbeddedServer:
             self._user = None
             if self._live_users():
                 return
-            pid = self._server_pid()
+            pid = self.server_pid()
             if pid is None or not pid_alive(pid):
                 self.pid_file.unlink(missing_ok=True)
                 return
+            take_back = False
             if before_shutdown is not None:
                 try:
-                    before_shutdown()
+                    take_back = before_shutdown()
                 except (KgpError, redis.RedisError, OSError) as exc:
                     logger.warning("before stopping the FalkorDB server in %s: %s", self.home, exc)
             try:
@@ -390,6 +359,8 @@ class EmbeddedServer:
                 if "Errors trying to SHUTDOWN" not in str(exc):
                     raise StoreUnavailableError(f"FalkorDB server refused to stop: {exc}") from None
             self._kill(pid, signal=None)
+            if take_back and not pid_alive(pid):
+                self.log.take_back()
 
     def _reap_if_child(self) -> None:
         if self._process is not None and self._process.poll() is not None:
