@@ -313,3 +313,31 @@ def test_indexes_are_complete_as_soon_as_a_restarted_store_opens(data_dir: Path)
         assert all("OPERATIONAL" in str(r["status"]) for r in statuses)
     finally:
         again.close()
+
+
+def test_a_server_that_holds_a_query_without_working_is_stopped_and_started_again(
+    data_dir: Path,
+) -> None:
+    """A stuck server (FalkorDB 4.16 deadlocks at times: no CPU time, no answer) is stood in
+    for by a stopped one: a read is answered after the watch stops it and the store starts it
+    again from its log; a write fails at once, in one line, with nothing half-written."""
+    store = FalkorStore(data_dir=data_dir, stall_seconds=1.0).open()
+    try:
+        store.ensure_schema(DIM)
+        store.write_document(make_document("kept.txt", 5, seed=1))
+        before = store.dump()
+        for write in (False, True):
+            pid = store.server.server_pid()
+            assert pid is not None
+            os.kill(pid, signal.SIGSTOP)
+            if write:
+                with pytest.raises(StoreUnavailableError, match="stuck") as raised:
+                    store.write_document(make_document("late.txt", 3, seed=2))
+                assert "\n" not in str(raised.value)
+            else:
+                assert store.dump() == before
+            # the watch stopped it (not the socket's ten-minute timeout) and it was started again
+            assert not _pid_alive(pid) and store.server.server_pid() != pid
+        assert store.dump() == before  # the write that was not answered kept nothing
+    finally:
+        store.close()

@@ -15,9 +15,10 @@ from kgp.access import ADMIN_CALLER
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
 from kgp.stores.base import GraphStore
 from kgp.stores.falkor_params import params_header, plain
-from kgp.stores.falkor_server import EmbeddedServer
+from kgp.stores.falkor_server import STALL_SECONDS, EmbeddedServer
 from kgp.stores.health import IndexHealth, sampled_recall, too_many_orphans
 from kgp.stores.maintenance import Row
+from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
 
 # Range indexes: (label or relationship type, query, properties). The vector index is created
@@ -69,6 +70,7 @@ class FalkorStore(GraphStore):
         start_timeout: float = 30.0,
         ef_runtime: int = 256,
         park: bool = True,
+        stall_seconds: float = STALL_SECONDS,
     ) -> None:
         super().__init__(tracer=tracer)
         self.server = EmbeddedServer(data_dir=data_dir, start_timeout=start_timeout)
@@ -77,6 +79,8 @@ class FalkorStore(GraphStore):
         self._db: FalkorDB | None = None
         self._graph: Graph | None = None
         self._vectors_ready = True  # False while the vector index is built after a start
+        # stops a server that holds a query unanswered without working (kgp.stores.stall)
+        self._watch = StallWatch(self.server.server_pid, seconds=stall_seconds)
         self.park = park  # the last user to close sets the vector index aside (see below)
 
     def describe(self) -> str:
@@ -100,6 +104,7 @@ class FalkorStore(GraphStore):
             park = self._park_indexes if self.park and self._graph is not None else None
             self.server.stop(before_shutdown=park)  # the last user sets indexes aside
         finally:
+            self._watch.close()
             if self._db is not None:
                 self._db.connection.close()
             self._db = None
@@ -215,21 +220,39 @@ class FalkorStore(GraphStore):
         return self._graph
 
     def _execute(self, query: str, parameters: Mapping[str, Any], *, write: bool) -> list[Row]:
-        try:
-            text = params_header(parameters) + query
-            result = self.graph.query(text) if write else self.graph.ro_query(text)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailableError(self.server.lost(exc)) from None
-        except redis.ResponseError as exc:
-            if not write and "empty key" in str(exc):
-                return []  # the graph does not exist yet: reads find nothing
-            reason = str(exc).splitlines()[0]
-            if write:
+        text = params_header(parameters) + query
+        for attempt in (1, 2):
+            try:
+                with self._watch.watching():
+                    result = self.graph.query(text) if write else self.graph.ro_query(text)
+                break
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                if not self._watch.killed_now():
+                    raise StoreUnavailableError(self.server.lost(exc)) from None
+                what = "a write" if write else "a query"
+                stuck = (
+                    f"{self.describe()}: the server held {what} unanswered without working for "
+                    f"{self._watch.seconds:.0f} s (stuck: FalkorDB 4.16 deadlocks at times) and "
+                    "was stopped"
+                )
+                if self.server.holding:  # the restart takes the lock this process holds
+                    raise StoreUnavailableError(f"{stuck}; the next open starts it again") from None
                 self._reload()
-                raise StoreError(
-                    f"FalkorDB rejected a write ({reason}); nothing of it was kept"
-                ) from None
-            raise StoreError(f"FalkorDB rejected a query: {reason}") from None
+                if write or attempt == 2:  # a read is asked again, once
+                    raise StoreUnavailableError(
+                        f"{stuck}, then started again from its log, which holds every write it "
+                        "acknowledged; run the command again"
+                    ) from None
+            except redis.ResponseError as exc:
+                if not write and "empty key" in str(exc):
+                    return []  # the graph does not exist yet: reads find nothing
+                reason = str(exc).splitlines()[0]
+                if write:
+                    self._reload()
+                    raise StoreError(
+                        f"FalkorDB rejected a write ({reason}); nothing of it was kept"
+                    ) from None
+                raise StoreError(f"FalkorDB rejected a query: {reason}") from None
         header = [column[1] for column in (result.header or [])]
         names = [h.decode() if isinstance(h, bytes) else str(h) for h in header]
         return [dict(zip(names, map(plain, row), strict=True)) for row in result.result_set]
@@ -267,7 +290,7 @@ class FalkorStore(GraphStore):
     def _reload(self) -> None:
         """Reload the graph from the append-only file, which never holds a failed query (see
         ``EmbeddedServer.reload``): after a failed write, whose in-memory rollback is not
-        trusted."""
+        trusted, and after the stall watch stopped a stuck server."""
         if self._db is not None:
             self._db.connection.close()
         self.server.reload()

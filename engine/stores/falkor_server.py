@@ -87,6 +87,7 @@ class EmbeddedServer:
             path = Path(tempfile.gettempdir()) / f"kgp-{os.getuid()}-{digest}.sock"
         self.socket_path = path
         self.log = AppendOnlyLog(self.home, self.client)
+        self.holding = 0  # how deep this object is inside locked()
 
     # -- files -------------------------------------------------------------------------------
 
@@ -124,13 +125,16 @@ class EmbeddedServer:
 
     @contextmanager
     def locked(self) -> Iterator[None]:
-        """The data directory's lock (starting, stopping, schema changes)."""
+        """The data directory's lock (starting, stopping, schema changes): held by one process
+        at a time, and not taken twice by one (see ``holding``)."""
         descriptor = os.open(self.home / "server.lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
         with os.fdopen(descriptor, "r+b") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
+            self.holding += 1
             try:
                 yield
             finally:
+                self.holding -= 1
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def server_pid(self) -> int | None:
