@@ -47,7 +47,11 @@ WRITE_INDEXES = (
     ("NEEDS_KNN", "flag", "index_knn_flag", "drop_index_knn_flag"),
 )
 INDEX_WAIT_SECONDS = 900.0
-PARK_SECONDS = 20.0  # the most a close waits for each step of setting the indexes aside
+PARK_SECONDS = 20.0  # the most a close waits for the dropped indexes to go
+# ...and for the snapshot without them: past it the server stops with the snapshot it has, and
+# the next start builds those indexes while it loads (at 1M passages the HNSW index alone takes
+# many minutes), so this is long: writing the snapshot took 19 s at 305,000 passages
+PARK_COMPACT_SECONDS = 1800.0
 
 
 class FalkorStore(GraphStore):
@@ -133,10 +137,8 @@ class FalkorStore(GraphStore):
         if drops:
             for name in drops:
                 self._locked_write(name, {}, "cannot set an index aside")
-            # bounded: a close never waits long (past it, the server stops with the snapshot
-            # it has, and the next start loads those indexes the slow way)
             self._wait_for_indexes(timeout=PARK_SECONDS)
-            self.server.log.compact(min_bytes=0, growth=-1.0, timeout=PARK_SECONDS)
+            self.server.log.compact(min_bytes=0, growth=-1.0, timeout=PARK_COMPACT_SECONDS)
         return False
 
     def _unpark_vector_index(self) -> bool:
