@@ -125,7 +125,9 @@ def differences(got: Any, want: Any) -> str:
     if got == want:
         return "same"
     have, clean = Counter(r["type"] for r in got[1]), Counter(r["type"] for r in want[1])
-    parts = [f"{t} {have[t]} (clean {clean[t]})" for t in sorted(have | clean) if have[t] != clean[t]]
+    parts = [
+        f"{t} {have[t]} (clean {clean[t]})" for t in sorted(have | clean) if have[t] != clean[t]
+    ]
     if len(got[0]) != len(want[0]):
         parts.append(f"nodes {len(got[0])} (clean {len(want[0])})")
     return "DIFFERS: " + ("; ".join(parts) or "the same counts, other nodes or edges")
