@@ -15,7 +15,7 @@ from kgp.ingest.maintain import maintain, rebuild_reasons
 from kgp.ingest.sync import Syncer
 from kgp.settings import load_settings
 from kgp.stores import FalkorStore
-from kgp.stores.health import IndexHealth
+from kgp.stores.health import IndexHealth, sampled_recall
 from kgp.stores.tracer import TraceLog
 
 from tests.graphs import DIM, make_document
@@ -151,5 +151,16 @@ def test_sampling_nothing_or_little(data_dir: Path, sample: int) -> None:
     try:
         health = store.index_health(sample=sample)
         assert (health.sampled == 0) == (sample == 0)
+    finally:
+        store.close()
+
+
+def test_a_sample_asked_for_is_never_empty(data_dir: Path) -> None:
+    """One passage of 1,200 asked for: each is kept with probability 1/600, so about one draw
+    in seven kept none; it is drawn again, wider (before, 40 draws all held one about 3 times
+    in 1,000)."""
+    store = churned(data_dir)
+    try:
+        assert all(sampled_recall(store, 1, 1200)[0] == 1 for _ in range(40))
     finally:
         store.close()
