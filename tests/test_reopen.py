@@ -156,7 +156,9 @@ def test_searches_while_the_index_is_built_are_exact_and_filtered(
             indexed_hidden = search(store, vectors)
         assert "knn_exact" not in log.names()
         store._vectors_ready = False  # as just after a start, the index being built
-        monkeypatch.setattr(store, "_building", lambda: ["Passage"])
+        monkeypatch.setattr(
+            store, "_building", lambda: {"Passage": "[Indexing] 0/30: UNDER CONSTRUCTION"}
+        )
         exact = [search(store, vectors, **o) for o in options]
         with store.reading_as(Caller(("nobody",))):
             exact_hidden = search(store, vectors)

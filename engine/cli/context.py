@@ -23,8 +23,15 @@ class Context:
         return load_settings(**self.overrides)
 
     def open(self, settings: Settings) -> KnowledgeGraph:
-        """The graph of ``settings`` (loaded once by the command), traced with ``--trace``."""
-        return open_graph(settings=settings, tracer=self.tracer())
+        """The graph of ``settings`` (loaded once by the command), traced with ``--trace``;
+        unless ``--quiet``, a long wait for the store's indexes is reported on stderr."""
+        graph = open_graph(settings=settings, tracer=self.tracer())
+        if not self.quiet:
+            graph.store.on_wait = self._waiting
+        return graph
+
+    def _waiting(self, news: str) -> None:
+        err.print(f"kgp: {news}", highlight=False, markup=False)
 
     def open_with(self, **overrides: Any) -> KnowledgeGraph:
         """A graph of the global options plus ``overrides`` (eval and train build several)."""

@@ -85,6 +85,7 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         # the graph's caller, so a read no block covers is filtered, never the admin view
         self.caller = caller
         self.schema_ready = False  # ensured by a sync of this process (ingest.sync.Syncer)
+        self.on_wait: Callable[[str], None] | None = None  # told how far a long index build is
         self._counts: dict[tuple[str, ...], tuple[int, float]] = {}  # caller -> (passages, when)
 
     # -- lifecycle (subclasses) --------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
@@ -14,6 +13,7 @@ from kgp import cypher
 from kgp.access import ADMIN_CALLER
 from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
 from kgp.stores.base import GraphStore
+from kgp.stores.falkor_indexes import INDEX_STALL_SECONDS, wait_for_indexes
 from kgp.stores.falkor_params import params_header, plain
 from kgp.stores.falkor_server import STALL_SECONDS, EmbeddedServer
 from kgp.stores.health import IndexHealth, sampled_recall, too_many_orphans
@@ -46,7 +46,6 @@ WRITE_INDEXES = (
     ("SIMILAR", "score", "index_similar_score", "drop_index_similar_score"),
     ("NEEDS_KNN", "flag", "index_knn_flag", "drop_index_knn_flag"),
 )
-INDEX_WAIT_SECONDS = 900.0
 PARK_SECONDS = 20.0  # the most a close waits for the dropped indexes to go
 # ...and for the snapshot without them: past it the server stops with the snapshot it has, and
 # the next start builds those indexes while it loads (at 1M passages the HNSW index alone takes
@@ -137,7 +136,7 @@ class FalkorStore(GraphStore):
         if drops:
             for name in drops:
                 self._locked_write(name, {}, "cannot set an index aside")
-            self._wait_for_indexes(timeout=PARK_SECONDS)
+            self._wait_for_indexes(stall=PARK_SECONDS)
             self.server.log.compact(min_bytes=0, growth=-1.0, timeout=PARK_COMPACT_SECONDS)
         return False
 
@@ -207,13 +206,16 @@ class FalkorStore(GraphStore):
         exact = [self.run("knn_exact", {"row": r, "limit": r["limit"]}) for r in rows]
         return [row for found in exact for row in found]
 
-    def _building(self) -> list[str]:
-        """The labels whose indexes are being built (the graph's are complete when none)."""
+    def _building(self) -> dict[str, str]:
+        """The labels whose indexes are being built, with FalkorDB's status of each (the
+        graph's are complete when none)."""
         try:
             rows = self.graph.ro_query(cypher.load(self.dialect, "index_status")).result_set
         except redis.ResponseError:
-            return []  # no graph yet: nothing to index
-        return [str(label) for label, status in rows if "OPERATIONAL" not in str(status)]
+            return {}  # no graph yet: nothing to index
+        return {
+            str(label): str(status) for label, status in rows if "OPERATIONAL" not in str(status)
+        }
 
     @property
     def graph(self) -> Graph:
@@ -273,21 +275,12 @@ class FalkorStore(GraphStore):
         self._graph = self._db.select_graph(self.graph_name)
         self._wait_for_indexes()
 
-    def _wait_for_indexes(self, timeout: float = INDEX_WAIT_SECONDS) -> None:
+    def _wait_for_indexes(self, stall: float = INDEX_STALL_SECONDS) -> None:
         """After a start or reload, FalkorDB rebuilds indexes in the background, and queries
-        meanwhile see part of the graph: wait until every index is operational."""
-        deadline = time.monotonic() + timeout
-        while True:
-            building = self._building()
-            if not building:
-                self._vectors_ready = True
-                return
-            if time.monotonic() > deadline:
-                raise StoreUnavailableError(
-                    f"{self.describe()}: indexes of {', '.join(building)} still building after "
-                    f"{timeout:.0f} s; try again when the server has finished"
-                )
-            time.sleep(0.05)
+        meanwhile see part of the graph: wait until every index is operational, as long as the
+        build goes on (:mod:`kgp.stores.falkor_indexes`)."""
+        wait_for_indexes(self._building, what=self.describe(), stall=stall, notice=self.on_wait)
+        self._vectors_ready = True
 
     def _reload(self) -> None:
         """Reload the graph from the append-only file, which never holds a failed query (see
