@@ -34,6 +34,17 @@ def write_corpus(folder: Path, names: list[str] | None = None) -> Path:
     return folder
 
 
+def write_copies(folder: Path, copies: int) -> Path:
+    """``copies`` copies of every text, one folder each (``part00``, ...), each text starting
+    "Copy i." so that every other sentence is repeated in every copy (ties for the k-NN links)."""
+    for i in range(copies):
+        part = folder / f"part{i:02d}"
+        part.mkdir(parents=True, exist_ok=True)
+        for name, text in TEXTS.items():
+            (part / name.replace("/", "-")).write_text(f"Copy {i}. " + text, encoding="utf-8")
+    return folder
+
+
 def make_pdf(path: Path, pages: list[str], *, table: bool = False, password: str = "") -> Path:
     """A real PDF made with PyMuPDF: text pages, optionally a ruled table, optionally encrypted."""
     import pymupdf

@@ -60,7 +60,9 @@ def test_status_texts() -> None:
     )
 
 
-def test_a_store_waits_for_a_real_build_and_says_how_far_it_is(tmp_path: Path) -> None:
+def test_a_store_waits_for_a_real_build_and_says_how_far_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """FalkorDB's own status while it builds a vector index over 30,000 nodes: the store waits
     until it is complete, and its notices count the entries."""
     vectors = np.random.default_rng(2).normal(size=(30000, 32)).astype(np.float32)
@@ -78,11 +80,8 @@ def test_a_store_waits_for_a_real_build_and_says_how_far_it_is(tmp_path: Path) -
         )
         seen = store._building()
         store.on_wait = told.append
-        falkor_indexes.NOTICE_SECONDS, before = 0.0, falkor_indexes.NOTICE_SECONDS
-        try:
-            store._wait_for_indexes()
-        finally:
-            falkor_indexes.NOTICE_SECONDS = before
+        monkeypatch.setattr(falkor_indexes, "NOTICE_SECONDS", 0.0)
+        store._wait_for_indexes()
         assert not store._building()
     assert "P" in seen and progress(seen["P"]) is not None
     assert told and all("of 30,000" in line for line in told)

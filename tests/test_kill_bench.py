@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from kgp.stores import FalkorStore
 
-from tests.bench.kill_bench import KILLER, differences, python, write_folder
+from tests.bench.kill_bench import KILLER, differences, python
+from tests.corpus_files import write_copies
 
 
 def test_the_verdict_is_same_or_names_the_counts_that_differ() -> None:
@@ -25,8 +26,7 @@ def test_the_verdict_is_same_or_names_the_counts_that_differ() -> None:
 
 @pytest.mark.slow
 def test_the_killer_dies_right_after_the_query_it_is_told(tmp_path: Path) -> None:
-    folder = tmp_path / "docs"
-    write_folder(folder, 1)
+    folder = write_copies(tmp_path / "docs", 1)
     done = python(KILLER, tmp_path / "kb", folder, 2048, 3, 1, -1)
     assert done.returncode == -signal.SIGKILL
     killed = [line for line in done.stderr.splitlines() if line.startswith("KILLED")]

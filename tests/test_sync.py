@@ -23,7 +23,7 @@ from kgp.settings import load_settings
 from kgp.stores import FalkorStore
 from kgp.stores.tracer import TraceLog
 
-from tests.corpus_files import TEXTS, make_image_pdf, make_pdf, write_corpus
+from tests.corpus_files import TEXTS, make_image_pdf, make_pdf, write_copies, write_corpus
 
 WRITES = {"write_documents", "delete_document", "replace_similar"}
 
@@ -295,12 +295,7 @@ def test_unreadable_file(tmp_path: Path, graphs: Any) -> None:
 @pytest.mark.slow
 def test_sigkill_during_sync_then_sync_equals_clean_sync(tmp_path: Path, graphs: Any) -> None:
     """Kill the syncing process at random points; the next sync repairs the graph."""
-    folder = tmp_path / "docs"
-    for i in range(24):
-        (folder / f"part{i:02d}").mkdir(parents=True, exist_ok=True)
-        for name, text in TEXTS.items():
-            target = folder / f"part{i:02d}" / name.replace("/", "-")
-            target.write_text(f"Copy {i}. " + text)
+    folder = write_copies(tmp_path / "docs", 24)
     clean = graphs("clean")
     clean.sync(folder)
     expected = clean.dump()
@@ -373,11 +368,7 @@ def test_sigkill_at_chosen_writes_then_sync_equals_clean_sync(tmp_path: Path, gr
     writes of syncs that link several small groups: right after the first document (pending
     alone, its passages linked only among themselves), after the next sync's recovery, a whole
     group and half the next one, and after a group's last document before its linking."""
-    folder = tmp_path / "docs"
-    for i in range(6):
-        (folder / f"part{i}").mkdir(parents=True)
-        for name, text in TEXTS.items():
-            (folder / f"part{i}" / name.replace("/", "-")).write_text(f"Copy {i}. " + text)
+    folder = write_copies(tmp_path / "docs", 6)
     clean = graphs("clean")
     clean.sync(folder)
     expected = clean.dump()

@@ -46,7 +46,7 @@ WRITE_INDEXES = (
     ("SIMILAR", "score", "index_similar_score", "drop_index_similar_score"),
     ("NEEDS_KNN", "flag", "index_knn_flag", "drop_index_knn_flag"),
 )
-PARK_SECONDS = 20.0  # the most a close waits for the dropped indexes to go
+PARK_SECONDS = 20.0  # how long a close waits for the dropped indexes to go, if nothing moves
 # ...and for the snapshot without them: past it the server stops with the snapshot it has, and
 # the next start builds those indexes while it loads (at 1M passages the HNSW index alone takes
 # many minutes), so this is long: writing the snapshot took 19 s at 305,000 passages

@@ -62,7 +62,7 @@ def sampled_recall(store: Sampled, sample: int, passages: int) -> tuple[int, flo
     share = min(1.0, 2.0 * sample / passages)
     with store.reading_as(ADMIN_CALLER):
         rows = store.run("sample_passages", {"share": share, "limit": sample})
-        while not rows and share < 1.0:  # drew none (about 1 in 400 tries): draw more
+        while not rows and share < 1.0:  # drew none (about e^-2*sample: 1 in 400 for 3)
             share = min(1.0, 4.0 * share)
             rows = store.run("sample_passages", {"share": share, "limit": sample})
         vectors = [[float(x) for x in row["embedding"]] for row in rows]

@@ -36,7 +36,7 @@ from typing import Any
 
 from kgp.stores import FalkorStore
 
-from tests.corpus_files import TEXTS
+from tests.corpus_files import TEXTS, write_copies
 
 # argv: data dir, folder, documents per linked group, kill position (0: never), documents per
 # write query (rows), kill delay in ms after sending the query (negative: after its answer)
@@ -104,12 +104,19 @@ def python(code: str, *args: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, env=env, check=False)
 
 
-def write_folder(folder: Path, copies: int) -> None:
-    for i in range(copies):
-        part = folder / f"part{i:02d}"
-        part.mkdir(parents=True, exist_ok=True)
-        for name, text in TEXTS.items():
-            (part / name.replace("/", "-")).write_text(f"Copy {i}. " + text)
+def killed_sync(
+    data_dir: Path, folder: Path, args: argparse.Namespace, position: int
+) -> subprocess.CompletedProcess[str]:
+    """A sync of ``folder`` into a new ``data_dir`` killed at ``position`` (0: never), while a
+    watcher holds the server, as in the timed test (so no close of the killer's sets indexes
+    aside, whichever query it dies at)."""
+    shutil.rmtree(data_dir, ignore_errors=True)
+    watcher = FalkorStore(data_dir=data_dir).open()
+    try:
+        killer = (args.link_documents, position, args.rows, args.mid_ms)
+        return python(KILLER, data_dir, folder, *killer)
+    finally:
+        watcher.close()
 
 
 def repaired(work: Path, folder: Path, data_dir: Path) -> Any:
@@ -144,12 +151,9 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path, default=None)
     args = parser.parse_args()
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="kgp-kills-"))
-    folder = work / "docs"
-    write_folder(folder, args.copies)
-    killer = (args.link_documents, 0, args.rows, args.mid_ms)
-
+    folder = write_copies(work / "docs", args.copies)
     clean = repaired(work, folder, work / "clean")
-    counting = python(KILLER, work / "counted", folder, *killer)
+    counting = killed_sync(work / "counted", folder, args, 0)
     if counting.returncode != 0:
         raise SystemExit(f"the uninterrupted sync failed:\n{counting.stderr[-3000:]}")
     total = int(counting.stdout.split()[-1])
@@ -159,12 +163,7 @@ def main() -> None:
     differ = 0
     for n in positions:
         data_dir = work / "killed"
-        shutil.rmtree(data_dir, ignore_errors=True)
-        watcher = FalkorStore(data_dir=data_dir).open()  # holds the server, as the test does
-        try:
-            done = python(KILLER, data_dir, folder, args.link_documents, n, args.rows, args.mid_ms)
-        finally:
-            watcher.close()
+        done = killed_sync(data_dir, folder, args, n)
         killed = [line for line in done.stderr.splitlines() if line.startswith("KILLED")]
         where = killed[0].split(" ", 2)[2] if killed else "(finished first)"
         if not killed and done.returncode != 0:
