@@ -13,6 +13,9 @@ incrementally therefore equals a clean sync of the same files. Kept exact under 
   passages whose weakest edge scores at most that floor (a relationship index on
   ``SIMILAR.score``). The floor trades one set for the other: it is set by a budget of weak
   edges, which the linker tunes as a sync goes (the best budget grows with the graph);
+- in a process that wrote every passage the graph holds (a sync begun on an empty graph), both
+  sets come from one float32 product of the new passages with every stored vector instead
+  (:mod:`kgp.ingest.whole`): no index, no floor;
 - a passage that loses a neighbour to a deleted document is flagged (NEEDS_KNN) by the deleting
   query itself and recomputed at the end of the sync.
 
@@ -32,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from kgp.ingest.memory import Memory
 from kgp.ingest.scores import Ranked, best_of, exact_scores, merge, offered
+from kgp.ingest.whole import LIMIT as WHOLE_LIMIT
 from kgp.ranking import top
 from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
@@ -57,6 +61,7 @@ class Group:
     weak: list[str] = field(default_factory=list)  # passages weakly linked, below the floor
     deep_s: float = 0.0  # seconds searching past the first depth, for the passages above the floor
     weak_s: float = 0.0  # seconds choosing the floor and listing the weak passages
+    whole: bool = False  # linked by products with every stored vector, not by the index
     edges: list[list[SimilarEdge]] = field(default_factory=list)  # per document, as written
 
     @property
@@ -84,6 +89,7 @@ class SimilarityLinker:
         method: str = METHOD,
         depth: int = 4096,
         cache_size: int = 1_000_000,
+        whole: int = WHOLE_LIMIT,
     ) -> None:
         self.store = store
         self.k = k
@@ -92,7 +98,8 @@ class SimilarityLinker:
         self.weak_per_passage = float(WEAK_PER_PASSAGE)  # the floor's budget, tuned as it goes
         self._seeded = False  # whether the budget was looked for in the graph yet
         # vectors and neighbour lists kept between groups (up to cache_size passages each)
-        self.memory = Memory(store, cache_size)
+        self.memory = Memory(store, cache_size, k=k, whole=whole)
+        self._began = False  # whether the graph was looked at for a whole matrix yet
 
     def remember(self, ids: Sequence[str], vectors: np.ndarray) -> None:
         """Keep vectors just written, so linking later documents need not fetch them."""
@@ -118,8 +125,10 @@ class SimilarityLinker:
         # first look: another process may have written one since)
         nodes = self.store.fetch_nodes(group.doc_ids) if self.k else {}
         replaced = {key for key, node in nodes.items() if node["label"] == "Document"}
-        stored_nonempty = self.store.vector_index_bound() > 0
-        if stored_nonempty and ids:
+        if self._by_whole() and ids:
+            group.whole = True
+            group.candidates, group.weak = self.memory.whole.scan(group.matrix(0), replaced)
+        elif ids and self.store.vector_index_bound() > 0:
             hits = self._stored_candidates(group, owners)
             group.candidates = [
                 {pid: sim for pid, sim in row if passage_document(pid) not in replaced}
@@ -235,7 +244,7 @@ class SimilarityLinker:
         their share of completing the group), and moves by the square root of their ratio, at
         most twofold, towards where they are equal (as fast as the best fixed budget tried:
         docs/benchmarks.md, Scale)."""
-        if len(group.ids) < TUNE_PASSAGES:
+        if len(group.ids) < TUNE_PASSAGES or group.whole:
             return
         looked = len(group.weak) + near
         weak_s = group.weak_s + complete_s * len(group.weak) / max(looked, 1)
@@ -244,6 +253,22 @@ class SimilarityLinker:
         low, high = BUDGET_RANGE
         self.weak_per_passage = min(high, max(low, self.weak_per_passage * step))
         self.store.set_knn_budget(self.weak_per_passage)  # for the next long sync
+
+    def _by_whole(self) -> bool:
+        """Whether to link the next group by the whole matrix: kept from the start of a sync
+        into an empty graph, while the graph holds exactly its passages (another process's
+        write ends it) and no NEEDS_KNN flag waits (a removal: the index until the refill)."""
+        whole = self.memory.whole
+        if not self._began:
+            self._began = True
+            if whole.limit and self.store.count_passages() == 0:
+                whole.start()
+        if not whole.known:
+            return False
+        if self.store.count_passages() != whole.count:
+            whole.stop()
+            return False
+        return not self.store.knn_flags()
 
     def _seed(self, group: Group) -> None:
         """A long sync starts from the budget the last one tuned: resumed at 373k passages

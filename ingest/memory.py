@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import cast
 
 import numpy as np
+from kgp.ingest.whole import LIMIT, Whole
 from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
 
@@ -21,9 +22,11 @@ class Memory:
     each kept for up to ``size`` passages (the oldest dropped first: about 1.9 KB a vector, so up
     to 1.9 GB in a sync of a million passages)."""
 
-    def __init__(self, store: GraphStore, size: int) -> None:
+    def __init__(self, store: GraphStore, size: int, *, k: int = 5, whole: int = LIMIT) -> None:
         self.store = store
         self.size = size
+        # every passage's vector and bar, while this process wrote them all (up to ``whole``)
+        self.whole = Whole(k, whole)
         self._vectors: dict[str, np.ndarray] = {}
         self._held: dict[str, set[str]] = {}  # document -> its passages with a vector kept
         # (degree, weakest) of passages none flagged: trusted only while the graph holds no
@@ -33,7 +36,10 @@ class Memory:
     # -- vectors -----------------------------------------------------------------------------
 
     def remember(self, ids: Sequence[str], vectors: np.ndarray) -> None:
-        """Keep vectors just written or fetched."""
+        """Keep vectors just written or fetched (in the whole matrix alone while it is kept)."""
+        self.whole.add(ids, vectors)
+        if self.whole.known:
+            return
         for pid, vector in zip(ids, vectors, strict=True):
             self._vectors[pid] = np.asarray(vector, dtype=np.float32)
             self._held.setdefault(passage_document(pid), set()).add(pid)
@@ -44,6 +50,7 @@ class Memory:
 
     def forget(self, doc_id: str) -> None:
         """A document was written again or removed: its vectors are no longer known."""
+        self.whole.drop(doc_id)
         for pid in self._held.pop(doc_id, ()):
             self._vectors.pop(pid, None)
 
@@ -51,6 +58,10 @@ class Memory:
         """Vectors of passages (those in the graph): kept ones, the rest fetched and kept."""
         wanted = list(dict.fromkeys(ids))
         out = {pid: self._vectors[pid] for pid in wanted if pid in self._vectors}
+        for pid in wanted:
+            vector = None if pid in out else self.whole.vector(pid)
+            if vector is not None:
+                out[pid] = vector
         missing = [pid for pid in wanted if pid not in out]
         fetched = {
             pid: np.asarray(embedding, dtype=np.float32)
@@ -92,6 +103,7 @@ class Memory:
             self._note(pid, len(values), min(values, default=None))
 
     def _note(self, pid: str, degree: int, weakest: float | None) -> None:
+        self.whole.note(pid, degree, weakest)
         self._links.pop(pid, None)  # the newest last, so the oldest is dropped first
         self._links[pid] = (degree, weakest)
         while len(self._links) > self.size:

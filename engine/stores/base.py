@@ -45,6 +45,7 @@ ADMIN_QUERIES = frozenset(
         "any_passage_vector",
         "sample_passages",
         "count_knn_flags",
+        "count_passages",
         "count_weak_edges",
         "knn_budget",
         "dump_nodes",

@@ -42,6 +42,10 @@ class StoreMaintenance(RunsQueries):
         alone: cheap at any size, unlike a search for the flags."""
         return int(self.run("count_knn_flags")[0]["n"])
 
+    def count_passages(self) -> int:
+        """How many passages the graph holds, every document's (from the label's count)."""
+        return int(self.run("count_passages")[0]["n"])
+
     def similar_edges(self, ids: Iterable[str]) -> dict[str, list[tuple[str, float]]]:
         """The SIMILAR out-edges of passages: ``{id: [(target, score), ...]}``."""
         id_list = list(dict.fromkeys(ids))

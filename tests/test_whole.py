@@ -1,0 +1,189 @@
+"""The whole matrix (kgp.ingest.whole): a scan finds every stored passage that can be among a new
+passage's k nearest and every one a new passage can enter, whatever the scores' closeness, dead
+rows and skipped documents; and the linker uses it only while it holds every passage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import kgp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kgp.access import ADMIN_CALLER
+from kgp.ingest import prepare
+from kgp.ingest import whole as whole_module
+from kgp.ingest.edges import EPS
+from kgp.ingest.report import SyncReport
+from kgp.ingest.scores import best_of, exact_scores
+from kgp.ingest.whole import Whole
+
+from tests.bench.scale_bench import StandInEncoder
+from tests.test_linker import exact_neighbours, unit_rows
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    documents=st.integers(1, 12),
+    per_document=st.integers(1, 9),
+    new=st.integers(1, 20),
+    k=st.integers(1, 6),
+    duplicates=st.booleans(),
+    chunk=st.sampled_from([3, 7, 64, 8192]),
+    first=st.sampled_from([1, 2, 5, 1024]),
+)
+def test_a_scan_finds_every_neighbour_and_every_gain(
+    seed: int,
+    documents: int,
+    per_document: int,
+    new: int,
+    k: int,
+    duplicates: bool,
+    chunk: int,
+    first: int,
+) -> None:
+    """Against exact scores of every pair: each new passage's k best among the live, unskipped
+    passages are among its candidates within EPS of its k-th (what the linker keeps), and every
+    passage with a new one scoring at least its bar is listed as gaining; dead and skipped
+    passages never appear."""
+    rng = np.random.default_rng(seed)
+    queries = unit_rows(rng, new)
+    stored = unit_rows(rng, documents * per_document, queries if duplicates else None, 1e-5)
+    ids = [f"d{n // per_document}.md#passage={n % per_document}" for n in range(len(stored))]
+    whole = Whole(k)
+    whole.start()
+    for d in range(documents):
+        rows = slice(d * per_document, (d + 1) * per_document)
+        whole.add(ids[rows], stored[rows])
+    exact = exact_scores(queries, stored)  # stored x new
+    weakest = {}
+    for n, pid in enumerate(ids):
+        if rng.random() < 0.8:  # a full list whose weakest is anywhere, or at a new score
+            value = float(rng.choice(exact[n])) if rng.random() < 0.5 else rng.uniform(-0.2, 0.4)
+            weakest[pid] = float(value)
+            whole.note(pid, k, float(value))
+        else:
+            whole.note(pid, k - 1, 0.9)  # fewer than k: always gaining
+    dropped = {f"d{d}.md" for d in range(documents) if rng.random() < 0.2}
+    skipped = {f"d{d}.md" for d in range(documents) if rng.random() < 0.2}
+    for doc_id in dropped:
+        whole.drop(doc_id)
+    taking = [n for n, pid in enumerate(ids) if pid.split("#")[0] not in dropped | skipped]
+    blocks = whole_module.CHUNK, whole_module.FIRST
+    whole_module.CHUNK, whole_module.FIRST = chunk, first  # blocks of every size, in one scan
+    try:
+        candidates, gaining = whole.scan(queries, skip_docs=skipped)
+    finally:
+        whole_module.CHUNK, whole_module.FIRST = blocks
+    live = [ids[n] for n in taking]
+    for j in range(new):
+        expected = best_of(exact[taking, j], live, k) if taking else []
+        row = candidates[j]
+        assert set(row) <= set(live)
+        if row:
+            kth = sorted(row.values(), reverse=True)[min(k, len(row)) - 1]
+            kept = [pid for pid, value in row.items() if value >= kth - EPS]
+            values = exact_scores(queries[j], stored[[ids.index(pid) for pid in kept]])
+            assert best_of(values, kept, k) == expected
+        else:
+            assert expected == []
+    must = {
+        ids[n] for n in taking if ids[n] not in weakest or (exact[n] >= weakest[ids[n]] - EPS).any()
+    }
+    assert must <= set(gaining) <= set(live)
+
+
+def test_rows_are_reused_and_compacted() -> None:
+    """A passage written again keeps its row; dropping most documents compacts the matrix and
+    the scan still sees exactly the live passages; past the limit, the matrix is let go."""
+    rng = np.random.default_rng(1)
+    whole = Whole(2, limit=3000)
+    whole.start()
+    vectors = unit_rows(rng, 2400)
+    for d in range(240):
+        whole.add([f"d{d}#passage={i}" for i in range(10)], vectors[d * 10 : d * 10 + 10])
+    whole.add(["d0#passage=0"], vectors[5:6])
+    assert whole.count == 2400
+    assert np.array_equal(whole.vector("d0#passage=0"), vectors[5])
+    for d in range(1, 200):
+        whole.drop(f"d{d}")
+    assert whole.count == 410 and len(whole._ids) < 2400  # compacted
+    candidates, _ = whole.scan(vectors[2000:2001])
+    assert (
+        next(iter(sorted(candidates[0].items(), key=lambda kv: -kv[1])))
+        == (
+            "d200#passage=0",
+            1.0,
+        )
+        or max(candidates[0].values()) > 0.999
+    )
+    assert all(int(pid.split("#")[0][1:]) in {0} | set(range(200, 240)) for pid in candidates[0])
+    whole.add([f"e#passage={i}" for i in range(3000)], unit_rows(rng, 3000))
+    assert not whole.known and whole.count == 0
+
+
+def test_the_linker_links_by_the_whole_matrix_only_while_it_holds_every_passage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync into an empty graph links by the matrix, group after group, and a rewrite's
+    removal hands a group to the index until the refill; another writer's documents (a second
+    syncer, as another process would be) end the matrix for good, and a linker that starts on a
+    non-empty graph uses the index. Every passage ends with exactly its k nearest."""
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    rng = np.random.default_rng(5)
+    words = [f"w{n}" for n in range(300)]
+
+    def write(d: int, extra: str = "") -> Path:
+        text = " ".join(
+            f"{' '.join(rng.choice(words, 8))} item {d} {i} {extra}.".capitalize()
+            for i in range(10)
+        )
+        path = folder / f"d{d:02d}.md"
+        path.write_text(text)
+        return path
+
+    scanned: list[int] = []
+    original = Whole.scan
+
+    def scan(self: Whole, queries: np.ndarray, skip_docs: Any = ()) -> Any:
+        scanned.append(len(queries))
+        return original(self, queries, skip_docs)
+
+    monkeypatch.setattr(Whole, "scan", scan)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        first = kg.syncer()
+        paths = [write(d) for d in range(9)]
+        first.sync_folder(folder)
+        assert first.linker.memory.whole.known and len(scanned) == 3
+        paths[2] = write(2, "again")  # a rewrite, then new documents: one group by the index
+        paths += [write(d) for d in range(9, 15)]
+        report = first.sync_folder(folder)
+        assert report.changed == ["d02.md"] and report.refilled > 0
+        assert first.linker.memory.whole.known and len(scanned) == 4
+        second = kg.syncer()  # another writer
+        extra = [write(d) for d in range(15, 18)]
+        done = SyncReport()
+        second.sync_candidates(second.candidates(extra, folder, done), done)
+        assert not second.linker.memory.whole.known and len(scanned) == 4
+        more = [write(d) for d in range(18, 21)]
+        done = SyncReport()
+        first.sync_candidates(first.candidates(more, folder, done), done)
+        assert not first.linker.memory.whole.known and len(scanned) == 4
+        with kg.store.reading_as(ADMIN_CALLER):
+            nodes, _ = kg.store.dump()
+            pids = [str(n["key"]) for n in nodes if n["label"] == "Passage"]
+            vectors = {
+                pid: np.asarray(p.embedding, dtype=np.float32)
+                for pid, p in kg.store.passage_vectors(pids).items()
+            }
+            stored = kg.store.similar_edges(pids)
+    assert len(pids) == 21 * 10
+    expected = exact_neighbours(vectors, 5)
+    assert {pid: sorted(stored.get(pid, [])) for pid in pids} == {
+        pid: sorted(pairs) for pid, pairs in expected.items()
+    }
