@@ -262,6 +262,11 @@ class SyncProgress:
         self.save()
 
 
+def say(size: int, line: str) -> None:
+    """A figure as soon as it is taken: at a million passages each step takes minutes."""
+    print(f"{size}: {line}", flush=True)
+
+
 def measure(
     size: int,
     work: Path,
@@ -311,10 +316,12 @@ def measure(
     with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
         kg.retrieve(questions[0], 30)
         reopen_s = time.perf_counter() - started  # to the first answer
+        say(size, f"reopened, first answer in {reopen_s:.2f} s; waiting for the vector index")
         kg.store.await_vector_index()  # built again in the background after a start
         if as_it_stands:  # no sync has just built the index: its memory counts from here
             store_mb = memory_mb(store_server_pid(kg.store))
         index_s = time.perf_counter() - started
+        say(size, f"vector index complete {index_s:.2f} s after the start")
         for question in questions[:3]:  # warm: models and caches
             kg.retrieve(question, 30)
         times = []
@@ -323,6 +330,7 @@ def measure(
             kg.retrieve(question, 30)
             times.append(1000 * (time.perf_counter() - began))
         recall = recall_at_10(kg, encoder, questions)
+        say(size, f"retrieve p50 {statistics.median(times):.1f} ms, recall@10 {recall:.3f}")
         added = folder.parent / f"added-{size}"
         shutil.rmtree(added, ignore_errors=True)
         added.mkdir()
@@ -335,6 +343,7 @@ def measure(
         began = time.perf_counter()
         kg.add(added / "added.md")
         add_s = time.perf_counter() - began
+        say(size, f"add {add_s:.2f} s; next, the add in a new session")
         kg.remove("added.md")  # added again below, by a new session
     # the same add as ``kgp add`` makes it in a new process: the start, then the add, which
     # first waits for the indexes the last close set aside to be built again
