@@ -7,15 +7,17 @@ to six decimals, so the same pair gets the same score however it was found. A gr
 incrementally therefore equals a clean sync of the same files. Kept exact under changes:
 
 - a new passage x links to its k nearest among the stored graph (the vector index, asked deep
-  enough) and the other new passages (compared directly);
+  enough: as exact as its answer, which at 100k passages missed a neighbour of 2% of them) and
+  the other new passages (compared directly);
 - an older passage p gains x when ``score(p, x)`` beats p's weakest edge. Candidates: the passages
   the index returned for x, which include every passage more similar to x than a floor, and the
   passages whose weakest edge scores at most that floor (a relationship index on
   ``SIMILAR.score``). The floor trades one set for the other: it is set by a budget of weak
   edges, which the linker tunes as a sync goes (the best budget grows with the graph);
-- in a process that wrote every passage the graph holds (a sync begun on an empty graph), both
-  sets come from one float32 product of the new passages with every stored vector instead
-  (:mod:`kgp.ingest.whole`): no index, no floor;
+- in a process that wrote every passage the graph holds (a sync begun on an empty graph), or
+  read them all once linking by the index cost as much (a long sync resumed), both sets come
+  from one float32 product of the new passages with every stored vector instead
+  (:mod:`kgp.ingest.whole`): no index, no floor, and exact where the index may miss;
 - a passage that loses a neighbour to a deleted document is flagged (NEEDS_KNN) by the deleting
   query itself and recomputed at the end of the sync.
 
@@ -49,6 +51,8 @@ WEAK_PER_PASSAGE = 16  # the floor's first budget: weak edges per new passage (4
 BUDGET_RANGE = (2.0, 4096.0)  # weak edges per new passage, least and most
 LEAST_BUDGET = 256  # weak edges, at least (in a small graph: every edge)
 TUNE_PASSAGES = 512  # a smaller group's timings are too short to tune the budget by
+LOAD_SECONDS = 6e-4  # to read one passage's vector and list into the whole matrix (a vector
+# costs about 0.45 ms: FalkorDB sends each float as text)
 
 
 @dataclass
@@ -100,6 +104,7 @@ class SimilarityLinker:
         # vectors and neighbour lists kept between groups (up to cache_size passages each)
         self.memory = Memory(store, cache_size, k=k, whole=whole)
         self._began = False  # whether the graph was looked at for a whole matrix yet
+        self._index_s = 0.0  # seconds linking by the index since the matrix was last loaded
 
     def remember(self, ids: Sequence[str], vectors: np.ndarray) -> None:
         """Keep vectors just written, so linking later documents need not fetch them."""
@@ -129,7 +134,9 @@ class SimilarityLinker:
             group.whole = True
             group.candidates, group.weak = self.memory.whole.scan(group.matrix(0), replaced)
         elif ids and self.store.vector_index_bound() > 0:
+            began = time.perf_counter()
             hits = self._stored_candidates(group, owners)
+            self._index_s += time.perf_counter() - began
             group.candidates = [
                 {pid: sim for pid, sim in row if passage_document(pid) not in replaced}
                 if replaced
@@ -231,7 +238,10 @@ class SimilarityLinker:
         for (_, pids, _), edges in zip(group.docs, group.edges, strict=False):
             self.memory.note_edges(pids, edges)  # (a recovered group's: by another run)
         self.memory.note_rows(rows_out)
-        self.tune(group, time.perf_counter() - started, len(near))
+        complete_s = time.perf_counter() - started
+        if not group.whole:
+            self._index_s += complete_s
+        self.tune(group, complete_s, len(near))
         return len(rows_out)
 
     def tune(self, group: Group, complete_s: float, near: int) -> None:
@@ -256,19 +266,37 @@ class SimilarityLinker:
 
     def _by_whole(self) -> bool:
         """Whether to link the next group by the whole matrix: kept from the start of a sync
-        into an empty graph, while the graph holds exactly its passages (another process's
-        write ends it) and no NEEDS_KNN flag waits (a removal: the index until the refill)."""
+        into an empty graph, or loaded (:meth:`_load`), while the graph holds exactly its
+        passages (another process's write ends it) and no NEEDS_KNN flag waits (a removal: the
+        index until the refill)."""
         whole = self.memory.whole
         if not self._began:
             self._began = True
             if whole.limit and self.store.count_passages() == 0:
                 whole.start()
-        if not whole.known:
+        if not whole.known and not self._load():
             return False
         if self.store.count_passages() != whole.count:
             whole.stop()
             return False
         return not self.store.knn_flags()
+
+    def _load(self) -> bool:
+        """Load the whole matrix once linking by the index has cost as much as loading would
+        (a long sync resumed on a graph this process did not write; at 500k passages a group of
+        2,048 took about 25 s by the index, the load about 300 s): at most twice the better
+        choice's time, whatever the sync's length, and an added document never loads."""
+        whole = self.memory.whole
+        if not whole.limit or self._index_s <= 0:
+            return False
+        passages = self.store.count_passages()
+        if passages > whole.limit or self._index_s < LOAD_SECONDS * passages:
+            return False
+        if self.store.knn_flags():
+            return False
+        self._index_s = 0.0
+        self.memory.load_whole()
+        return whole.known
 
     def _seed(self, group: Group) -> None:
         """A long sync starts from the budget the last one tuned: resumed at 373k passages

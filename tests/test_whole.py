@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kgp.access import ADMIN_CALLER
-from kgp.ingest import prepare
+from kgp.ingest import edges, prepare
 from kgp.ingest import whole as whole_module
 from kgp.ingest.edges import EPS
 from kgp.ingest.report import SyncReport
@@ -183,6 +183,56 @@ def test_the_linker_links_by_the_whole_matrix_only_while_it_holds_every_passage(
             }
             stored = kg.store.similar_edges(pids)
     assert len(pids) == 21 * 10
+    expected = exact_neighbours(vectors, 5)
+    assert {pid: sorted(stored.get(pid, [])) for pid in pids} == {
+        pid: sorted(pairs) for pid, pairs in expected.items()
+    }
+
+
+def test_a_long_sync_on_a_graph_it_did_not_write_loads_the_matrix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync resumed on a graph another process wrote links by the index until that has cost
+    as much as loading every vector would (here at once), then loads them and links the rest by
+    the matrix, exactly; an added document (one group) never loads."""
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    rng = np.random.default_rng(7)
+    words = [f"w{n}" for n in range(300)]
+    for d in range(15):
+        text = " ".join(
+            f"{' '.join(rng.choice(words, 8))} item {d} {i}.".capitalize() for i in range(8)
+        )
+        (folder / f"d{d:02d}.md").write_text(text)
+    first = [folder / f"d{d:02d}.md" for d in range(6)]
+    scanned: list[int] = []
+    original = Whole.scan
+
+    def scan(self: Whole, queries: np.ndarray, skip_docs: Any = ()) -> Any:
+        scanned.append(len(queries))
+        return original(self, queries, skip_docs)
+
+    monkeypatch.setattr(Whole, "scan", scan)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        report = SyncReport()
+        kg.syncer().sync_candidates(kg.syncer().candidates(first, folder, report), report)
+        assert len(scanned) == 2
+        kg.add(folder / "d14.md")  # one group, by the index: no load at the default cost
+        monkeypatch.setattr(edges, "LOAD_SECONDS", 0.0)
+        resumed = kg.syncer()
+        resumed.sync_folder(folder)  # 8 new documents: 3 groups, the first by the index
+        assert resumed.linker.memory.whole.known
+        assert resumed.linker.memory.whole.count == 15 * 8
+        assert len(scanned) == 2 + 2
+        with kg.store.reading_as(ADMIN_CALLER):
+            nodes, _ = kg.store.dump()
+            pids = [str(n["key"]) for n in nodes if n["label"] == "Passage"]
+            vectors = {
+                pid: np.asarray(p.embedding, dtype=np.float32)
+                for pid, p in kg.store.passage_vectors(pids).items()
+            }
+            stored = kg.store.similar_edges(pids)
     expected = exact_neighbours(vectors, 5)
     assert {pid: sorted(stored.get(pid, [])) for pid in pids} == {
         pid: sorted(pairs) for pid, pairs in expected.items()

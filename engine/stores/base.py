@@ -51,6 +51,7 @@ ADMIN_QUERIES = frozenset(
         "dump_nodes",
         "dump_relationships",
         "passage_embeddings",
+        "passage_ids",
         "passages_by_text_hash",
         "passages_needing_knn",
         "passages_without_text_hash",

@@ -42,6 +42,10 @@ class StoreMaintenance(RunsQueries):
         alone: cheap at any size, unlike a search for the flags."""
         return int(self.run("count_knn_flags")[0]["n"])
 
+    def passage_ids(self) -> list[str]:
+        """Every passage's id, in no order."""
+        return [str(r["id"]) for r in self.run("passage_ids")]
+
     def count_passages(self) -> int:
         """How many passages the graph holds, every document's (from the label's count)."""
         return int(self.run("count_passages")[0]["n"])
