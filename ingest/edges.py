@@ -51,8 +51,6 @@ WEAK_PER_PASSAGE = 16  # the floor's first budget: weak edges per new passage (4
 BUDGET_RANGE = (2.0, 4096.0)  # weak edges per new passage, least and most
 LEAST_BUDGET = 256  # weak edges, at least (in a small graph: every edge)
 TUNE_PASSAGES = 512  # a smaller group's timings are too short to tune the budget by
-LOAD_SECONDS = 6e-4  # to read one passage's vector and list into the whole matrix (a vector
-# costs about 0.45 ms: FalkorDB sends each float as text)
 
 
 @dataclass
@@ -103,8 +101,6 @@ class SimilarityLinker:
         self._seeded = False  # whether the budget was looked for in the graph yet
         # vectors and neighbour lists kept between groups (up to cache_size passages each)
         self.memory = Memory(store, cache_size, k=k, whole=whole)
-        self._began = False  # whether the graph was looked at for a whole matrix yet
-        self._index_s = 0.0  # seconds linking by the index since the matrix was last loaded
 
     def remember(self, ids: Sequence[str], vectors: np.ndarray) -> None:
         """Keep vectors just written, so linking later documents need not fetch them."""
@@ -130,13 +126,13 @@ class SimilarityLinker:
         # first look: another process may have written one since)
         nodes = self.store.fetch_nodes(group.doc_ids) if self.k else {}
         replaced = {key for key, node in nodes.items() if node["label"] == "Document"}
-        if self._by_whole() and ids:
+        if self.memory.by_whole() and ids:
             group.whole = True
             group.candidates, group.weak = self.memory.whole.scan(group.matrix(0), replaced)
         elif ids and self.store.vector_index_bound() > 0:
             began = time.perf_counter()
             hits = self._stored_candidates(group, owners)
-            self._index_s += time.perf_counter() - began
+            self.memory.index_s += time.perf_counter() - began
             group.candidates = [
                 {pid: sim for pid, sim in row if passage_document(pid) not in replaced}
                 if replaced
@@ -240,7 +236,7 @@ class SimilarityLinker:
         self.memory.note_rows(rows_out)
         complete_s = time.perf_counter() - started
         if not group.whole:
-            self._index_s += complete_s
+            self.memory.index_s += complete_s
         self.tune(group, complete_s, len(near))
         return len(rows_out)
 
@@ -263,40 +259,6 @@ class SimilarityLinker:
         low, high = BUDGET_RANGE
         self.weak_per_passage = min(high, max(low, self.weak_per_passage * step))
         self.store.set_knn_budget(self.weak_per_passage)  # for the next long sync
-
-    def _by_whole(self) -> bool:
-        """Whether to link the next group by the whole matrix: kept from the start of a sync
-        into an empty graph, or loaded (:meth:`_load`), while the graph holds exactly its
-        passages (another process's write ends it) and no NEEDS_KNN flag waits (a removal: the
-        index until the refill)."""
-        whole = self.memory.whole
-        if not self._began:
-            self._began = True
-            if whole.limit and self.store.count_passages() == 0:
-                whole.start()
-        if not whole.known and not self._load():
-            return False
-        if self.store.count_passages() != whole.count:
-            whole.stop()
-            return False
-        return not self.store.knn_flags()
-
-    def _load(self) -> bool:
-        """Load the whole matrix once linking by the index has cost as much as loading would
-        (a long sync resumed on a graph this process did not write; at 500k passages a group of
-        2,048 took about 25 s by the index, the load about 300 s): at most twice the better
-        choice's time, whatever the sync's length, and an added document never loads."""
-        whole = self.memory.whole
-        if not whole.limit or self._index_s <= 0:
-            return False
-        passages = self.store.count_passages()
-        if passages > whole.limit or self._index_s < LOAD_SECONDS * passages:
-            return False
-        if self.store.knn_flags():
-            return False
-        self._index_s = 0.0
-        self.memory.load_whole()
-        return whole.known
 
     def _seed(self, group: Group) -> None:
         """A long sync starts from the budget the last one tuned: resumed at 373k passages

@@ -15,6 +15,8 @@ from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
 
 Link = tuple[int, float | None, bool]  # degree, weakest score, flagged for a refill
+LOAD_SECONDS = 6e-4  # to read one passage's vector and list into the whole matrix (a vector
+# costs about 0.45 ms: FalkorDB sends each float as text)
 
 
 class Memory:
@@ -27,6 +29,8 @@ class Memory:
         self.size = size
         # every passage's vector and bar, while this process wrote them all (up to ``whole``)
         self.whole = Whole(k, whole)
+        self._began = False  # whether the graph was looked at for a whole matrix yet
+        self.index_s = 0.0  # seconds the linker spent by the index since the matrix was loaded
         self._vectors: dict[str, np.ndarray] = {}
         self._held: dict[str, set[str]] = {}  # document -> its passages with a vector kept
         # (degree, weakest) of passages none flagged: trusted only while the graph holds no
@@ -70,6 +74,40 @@ class Memory:
         if fetched:
             self.remember(list(fetched), np.stack(list(fetched.values())))
         return out | fetched
+
+    def by_whole(self) -> bool:
+        """Whether the linker's next group goes by the whole matrix: kept from the start of a
+        sync into an empty graph, or loaded (:meth:`load_whole`), while the graph holds exactly
+        its passages (another process's write ends it) and no NEEDS_KNN flag waits (a removal:
+        the index until the refill)."""
+        whole = self.whole
+        if not self._began:
+            self._began = True
+            if whole.limit and self.store.count_passages() == 0:
+                whole.start()
+        if not whole.known and not self._load():
+            return False
+        if self.store.count_passages() != whole.count:
+            whole.stop()
+            return False
+        return not self.store.knn_flags()
+
+    def _load(self) -> bool:
+        """Load the whole matrix once linking by the index has cost as much as loading would
+        (a long sync resumed on a graph this process did not write; at 500k passages a group of
+        2,048 took about 25 s by the index, the load about 300 s): at most twice the better
+        choice's time, whatever the sync's length, and an added document never loads."""
+        whole = self.whole
+        if not whole.limit or self.index_s <= 0:
+            return False
+        passages = self.store.count_passages()
+        if passages > whole.limit or self.index_s < LOAD_SECONDS * passages:
+            return False
+        if self.store.knn_flags():
+            return False
+        self.index_s = 0.0
+        self.load_whole()
+        return whole.known
 
     def load_whole(self, batch: int = 10_000) -> None:
         """Read every passage's vector and neighbour list into the whole matrix (for a long

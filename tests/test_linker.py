@@ -82,6 +82,24 @@ def exact_neighbours(vectors: dict[str, np.ndarray], k: int) -> dict[str, list[t
     return {pid: best_of(scores[n], ids, k, skip=n) for n, pid in enumerate(ids)}
 
 
+def lists_and_exact(kg: Any, k: int = 5) -> tuple[dict[str, list], dict[str, list]]:
+    """Every passage's stored SIMILAR list, and its k best by exact search over every passage
+    (each sorted), read back from a graph."""
+    with kg.store.reading_as(ADMIN_CALLER):
+        nodes, _ = kg.store.dump()
+        ids = [str(n["key"]) for n in nodes if n["label"] == "Passage"]
+        vectors = {
+            pid: np.asarray(p.embedding, dtype=np.float32)
+            for pid, p in kg.store.passage_vectors(ids).items()
+        }
+        stored = kg.store.similar_edges(ids)
+    exact = exact_neighbours(vectors, k)
+    return (
+        {pid: sorted(stored.get(pid, [])) for pid in ids},
+        {pid: sorted(pairs) for pid, pairs in exact.items()},
+    )
+
+
 @pytest.mark.parametrize("budget", [0.05, 4096.0])
 def test_any_floor_budget_links_the_exact_neighbours(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, budget: float
@@ -132,19 +150,9 @@ def test_any_floor_budget_links_the_exact_neighbours(
             report = syncer.sync_folder(folder)
             assert len(report.changed) == len(rewritten)
         kg.store.nearest = original  # type: ignore[method-assign]
-        with kg.store.reading_as(ADMIN_CALLER):
-            nodes, _ = kg.store.dump()
-            ids = [str(n["key"]) for n in nodes if n["label"] == "Passage"]
-            vectors = {
-                pid: np.asarray(p.embedding, dtype=np.float32)
-                for pid, p in kg.store.passage_vectors(ids).items()
-            }
-            stored = kg.store.similar_edges(ids)
-    assert len(vectors) == 35 * 12
-    expected = exact_neighbours(vectors, 5)
-    assert {pid: sorted(stored.get(pid, [])) for pid in ids} == {
-        pid: sorted(pairs) for pid, pairs in expected.items()
-    }
+        stored, expected = lists_and_exact(kg)
+    assert len(stored) == 35 * 12
+    assert stored == expected
     # almost no weak edges: floors low enough that some searches went past the first depth
     assert (sum(deeper) > 0) == (budget < 10)
 

@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kgp.access import ADMIN_CALLER
-from kgp.ingest import edges, prepare
+from kgp.ingest import memory, prepare
 from kgp.ingest import whole as whole_module
 from kgp.ingest.edges import EPS
 from kgp.ingest.report import SyncReport
@@ -21,7 +20,7 @@ from kgp.ingest.scores import best_of, exact_scores
 from kgp.ingest.whole import Whole
 
 from tests.bench.scale_bench import StandInEncoder
-from tests.test_linker import exact_neighbours, unit_rows
+from tests.test_linker import lists_and_exact, unit_rows
 
 
 @settings(max_examples=80, deadline=None)
@@ -125,8 +124,22 @@ def test_rows_are_reused_and_compacted() -> None:
     assert not whole.known and whole.count == 0
 
 
+@pytest.fixture
+def scanned(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many new passages each scan of a whole matrix linked, in order."""
+    sizes: list[int] = []
+    original = Whole.scan
+
+    def scan(self: Whole, queries: np.ndarray, skip_docs: Any = ()) -> Any:
+        sizes.append(len(queries))
+        return original(self, queries, skip_docs)
+
+    monkeypatch.setattr(Whole, "scan", scan)
+    return sizes
+
+
 def test_the_linker_links_by_the_whole_matrix_only_while_it_holds_every_passage(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int]
 ) -> None:
     """A sync into an empty graph links by the matrix, group after group, and a rewrite's
     removal hands a group to the index until the refill; another writer's documents (a second
@@ -147,14 +160,6 @@ def test_the_linker_links_by_the_whole_matrix_only_while_it_holds_every_passage(
         path.write_text(text)
         return path
 
-    scanned: list[int] = []
-    original = Whole.scan
-
-    def scan(self: Whole, queries: np.ndarray, skip_docs: Any = ()) -> Any:
-        scanned.append(len(queries))
-        return original(self, queries, skip_docs)
-
-    monkeypatch.setattr(Whole, "scan", scan)
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
         first = kg.syncer()
         paths = [write(d) for d in range(9)]
@@ -174,23 +179,13 @@ def test_the_linker_links_by_the_whole_matrix_only_while_it_holds_every_passage(
         done = SyncReport()
         first.sync_candidates(first.candidates(more, folder, done), done)
         assert not first.linker.memory.whole.known and len(scanned) == 4
-        with kg.store.reading_as(ADMIN_CALLER):
-            nodes, _ = kg.store.dump()
-            pids = [str(n["key"]) for n in nodes if n["label"] == "Passage"]
-            vectors = {
-                pid: np.asarray(p.embedding, dtype=np.float32)
-                for pid, p in kg.store.passage_vectors(pids).items()
-            }
-            stored = kg.store.similar_edges(pids)
-    assert len(pids) == 21 * 10
-    expected = exact_neighbours(vectors, 5)
-    assert {pid: sorted(stored.get(pid, [])) for pid in pids} == {
-        pid: sorted(pairs) for pid, pairs in expected.items()
-    }
+        stored, expected = lists_and_exact(kg)
+    assert len(stored) == 21 * 10
+    assert stored == expected
 
 
 def test_a_long_sync_on_a_graph_it_did_not_write_loads_the_matrix(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int]
 ) -> None:
     """A sync resumed on a graph another process wrote links by the index until that has cost
     as much as loading every vector would (here at once), then loads them and links the rest by
@@ -206,34 +201,16 @@ def test_a_long_sync_on_a_graph_it_did_not_write_loads_the_matrix(
         )
         (folder / f"d{d:02d}.md").write_text(text)
     first = [folder / f"d{d:02d}.md" for d in range(6)]
-    scanned: list[int] = []
-    original = Whole.scan
-
-    def scan(self: Whole, queries: np.ndarray, skip_docs: Any = ()) -> Any:
-        scanned.append(len(queries))
-        return original(self, queries, skip_docs)
-
-    monkeypatch.setattr(Whole, "scan", scan)
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
         report = SyncReport()
         kg.syncer().sync_candidates(kg.syncer().candidates(first, folder, report), report)
         assert len(scanned) == 2
         kg.add(folder / "d14.md")  # one group, by the index: no load at the default cost
-        monkeypatch.setattr(edges, "LOAD_SECONDS", 0.0)
+        monkeypatch.setattr(memory, "LOAD_SECONDS", 0.0)
         resumed = kg.syncer()
         resumed.sync_folder(folder)  # 8 new documents: 3 groups, the first by the index
         assert resumed.linker.memory.whole.known
         assert resumed.linker.memory.whole.count == 15 * 8
         assert len(scanned) == 2 + 2
-        with kg.store.reading_as(ADMIN_CALLER):
-            nodes, _ = kg.store.dump()
-            pids = [str(n["key"]) for n in nodes if n["label"] == "Passage"]
-            vectors = {
-                pid: np.asarray(p.embedding, dtype=np.float32)
-                for pid, p in kg.store.passage_vectors(pids).items()
-            }
-            stored = kg.store.similar_edges(pids)
-    expected = exact_neighbours(vectors, 5)
-    assert {pid: sorted(stored.get(pid, [])) for pid in pids} == {
-        pid: sorted(pairs) for pid, pairs in expected.items()
-    }
+        stored, expected = lists_and_exact(kg)
+    assert stored == expected
