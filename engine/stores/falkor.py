@@ -11,7 +11,12 @@ import redis
 from falkordb import FalkorDB, Graph
 from kgp import cypher
 from kgp.access import ADMIN_CALLER
-from kgp.errors import ConfigurationError, StoreError, StoreUnavailableError
+from kgp.errors import (
+    ConfigurationError,
+    StoreError,
+    StoreRestartedError,
+    StoreUnavailableError,
+)
 from kgp.stores.base import GraphStore
 from kgp.stores.falkor_indexes import INDEX_STALL_SECONDS, wait_for_indexes
 from kgp.stores.falkor_params import params_header, plain
@@ -243,7 +248,7 @@ class FalkorStore(GraphStore):
                     raise StoreUnavailableError(f"{stuck}; the next open starts it again") from None
                 self._reload()
                 if write or attempt == 2:  # a read is asked again, once
-                    raise StoreUnavailableError(
+                    raise StoreRestartedError(
                         f"{stuck}, then started again from its log, which holds every write it "
                         "acknowledged; run the command again"
                     ) from None
@@ -348,6 +353,15 @@ class FalkorStore(GraphStore):
         return indexed, vector_dimension
 
     def ensure_schema(self, dimension: int) -> None:
+        """Create the indexes the graph lacks (each checked first, so making it again after a
+        stuck server's restart is safe: FalkorDB 4.16 deadlocked here once at a new graph's
+        first index, under load)."""
+        try:
+            self._ensure_schema(dimension)
+        except StoreRestartedError:
+            self._ensure_schema(dimension)
+
+    def _ensure_schema(self, dimension: int) -> None:
         indexed, vector_dimension = self._indexes()
         if vector_dimension is not None and vector_dimension != dimension:
             raise ConfigurationError(
