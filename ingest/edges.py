@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from kgp.ingest.memory import Memory
 from kgp.ingest.scores import Ranked, best_of, exact_scores, merge, offered
-from kgp.ingest.whole import LIMIT as WHOLE_LIMIT
 from kgp.ranking import top
 from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
@@ -91,7 +90,6 @@ class SimilarityLinker:
         method: str = METHOD,
         depth: int = 4096,
         cache_size: int = 1_000_000,
-        whole: int = WHOLE_LIMIT,
     ) -> None:
         self.store = store
         self.k = k
@@ -100,7 +98,7 @@ class SimilarityLinker:
         self.weak_per_passage = float(WEAK_PER_PASSAGE)  # the floor's budget, tuned as it goes
         self._seeded = False  # whether the budget was looked for in the graph yet
         # vectors and neighbour lists kept between groups (up to cache_size passages each)
-        self.memory = Memory(store, cache_size, k=k, whole=whole)
+        self.memory = Memory(store, cache_size, k=k)
 
     def remember(self, ids: Sequence[str], vectors: np.ndarray) -> None:
         """Keep vectors just written, so linking later documents need not fetch them."""

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import cast
 
 import numpy as np
-from kgp.ingest.whole import LIMIT, Whole
+from kgp.ingest.whole import Whole
 from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
 
@@ -24,11 +24,11 @@ class Memory:
     each kept for up to ``size`` passages (the oldest dropped first: about 1.9 KB a vector, so up
     to 1.9 GB in a sync of a million passages)."""
 
-    def __init__(self, store: GraphStore, size: int, *, k: int = 5, whole: int = LIMIT) -> None:
+    def __init__(self, store: GraphStore, size: int, *, k: int = 5) -> None:
         self.store = store
         self.size = size
-        # every passage's vector and bar, while this process wrote them all (up to ``whole``)
-        self.whole = Whole(k, whole)
+        # every passage's vector and bar, while this process holds them all
+        self.whole = Whole(k)
         self._began = False  # whether the graph was looked at for a whole matrix yet
         self.index_s = 0.0  # seconds the linker spent by the index since the matrix was loaded
         self._vectors: dict[str, np.ndarray] = {}
@@ -77,37 +77,36 @@ class Memory:
 
     def by_whole(self) -> bool:
         """Whether the linker's next group goes by the whole matrix: kept from the start of a
-        sync into an empty graph, or loaded (:meth:`load_whole`), while the graph holds exactly
-        its passages (another process's write ends it) and no NEEDS_KNN flag waits (a removal:
-        the index until the refill)."""
+        sync into an empty graph, or loaded (:meth:`load_whole`) once linking by the index has
+        cost as much as the load would, while the graph holds exactly its passages (another
+        process's write ends it) and no NEEDS_KNN flag waits (a removal: the index until the
+        refill)."""
         whole = self.whole
+        passages = self.store.count_passages()
         if not self._began:
             self._began = True
-            if whole.limit and self.store.count_passages() == 0:
+            if whole.limit and passages == 0:
                 whole.start()
-        if not whole.known and not self._load():
-            return False
-        if self.store.count_passages() != whole.count:
-            whole.stop()
-            return False
-        return not self.store.knn_flags()
-
-    def _load(self) -> bool:
-        """Load the whole matrix once linking by the index has cost as much as loading would
-        (a long sync resumed on a graph this process did not write; at 500k passages a group of
-        2,048 took about 25 s by the index, the load about 300 s): at most twice the better
-        choice's time, whatever the sync's length, and an added document never loads."""
-        whole = self.whole
-        if not whole.limit or self.index_s <= 0:
-            return False
-        passages = self.store.count_passages()
-        if passages > whole.limit or self.index_s < LOAD_SECONDS * passages:
-            return False
         if self.store.knn_flags():
             return False
-        self.index_s = 0.0
-        self.load_whole()
-        return whole.known
+        if not whole.known:
+            if not self._worth_loading(passages):
+                return False
+            self.index_s = 0.0
+            self.load_whole()
+            passages = self.store.count_passages()  # another process may have written meanwhile
+        if passages != whole.count:
+            whole.stop()
+            return False
+        return True
+
+    def _worth_loading(self, passages: int) -> bool:
+        """Whether linking by the index has cost as much as loading every passage would (a
+        long sync resumed on a graph this process did not write; at 500k passages a group of
+        2,048 took about 25 s by the index, the load about 300 s): at most twice the better
+        choice's time, whatever the sync's length, and an added document never loads."""
+        limit = self.whole.limit
+        return 0 < passages <= limit and 0 < self.index_s >= LOAD_SECONDS * passages
 
     def load_whole(self, batch: int = 10_000) -> None:
         """Read every passage's vector and neighbour list into the whole matrix (for a long

@@ -37,11 +37,11 @@ class Whole:
         self.known = False
         self._clear()
 
-    def _clear(self, dimension: int = 0) -> None:
+    def _clear(self) -> None:
         self._ids: list[str | None] = []
         self._rows: dict[str, int] = {}
         self._docs: dict[str, set[str]] = {}
-        self._matrix = np.zeros((0, dimension), dtype=np.float32)
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._bars = np.zeros(0, dtype=np.float32)
         self._live = np.zeros(0, dtype=bool)
 
