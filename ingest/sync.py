@@ -247,6 +247,10 @@ class Syncer:
         for drafts, vectors in window.groups():
             with self.guard():
                 self._write_group(drafts, vectors, report)
+        # once the log has grown past its snapshot: a start after a crash replays at most about
+        # as much as the snapshot holds (all of a long sync's writes, otherwise: 4.7 GB for the
+        # 635,000 passages of a stopped 1M sync), and the snapshots cost twice the last at most
+        self.store.checkpoint()
 
     def _write_group(
         self, drafts: list[Prepared], vectors: list[np.ndarray], report: SyncReport

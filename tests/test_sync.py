@@ -16,11 +16,12 @@ from typing import Any
 import kgp
 import pytest
 from kgp.errors import ConfigurationError, DocumentError, RemovalRefusedError
+from kgp.ingest import prepare
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.report import SyncReport
 from kgp.ingest.sync import Syncer
 from kgp.settings import load_settings
-from kgp.stores import FalkorStore
+from kgp.stores import FalkorStore, falkor_log
 from kgp.stores.tracer import TraceLog
 
 from tests.corpus_files import TEXTS, make_image_pdf, make_pdf, write_copies, write_corpus
@@ -509,3 +510,28 @@ def test_removing_more_than_the_share_is_refused(tmp_path: Path, graphs: Any) ->
     for name in list(notes)[7:11]:  # 4 of the 6 left: fewer than 10 stored, only "all" counts
         (folder / name).unlink()
     assert len(graph.sync(folder).removed) == 4
+
+
+def test_a_long_sync_compacts_its_log_as_it_grows(
+    tmp_path: Path, graphs: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the log has grown past its snapshot, the sync compacts it (a start after a crash
+    replays the log: all of a long sync's writes otherwise); each snapshot is made whole, so
+    the graph is the same. (Small windows and a small least log, for a small corpus.)"""
+    monkeypatch.setattr(prepare, "WINDOW_DOCUMENTS", 4)
+    monkeypatch.setattr(falkor_log, "COMPACT_MIN_BYTES", 16 * 1024)
+    folder = write_copies(tmp_path / "docs", 12)
+    graph = graphs("kb")
+    manifest = graph.store.server.home / "appendonlydir" / "appendonly.aof.manifest"
+    snapshots: list[str] = []
+
+    def seen(progress: Any) -> None:
+        snapshots.append(manifest.read_text().split()[1])  # the snapshot file's name
+
+    graph.syncer.on_progress = seen
+    report = graph.sync(folder)
+    assert len(report.added) == 12 * len(TEXTS)
+    assert len(set(snapshots)) > 2  # compacted while it wrote, more than once
+    clean = graphs("clean")
+    clean.sync(folder)
+    assert graph.dump() == clean.dump()

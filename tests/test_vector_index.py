@@ -203,11 +203,13 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
 
 @pytest.mark.slow
 def test_a_restart_that_replays_writes_keeps_searches_whole(data_dir: Path) -> None:
-    """Replaying the append-only file indexes each replayed passage twice (an orphan each):
-    searches still find every passage, and a store that started the server rebuilds the index
-    once the orphans pass a fifth of it."""
+    """Replaying an append-only file that created the vector index in its log (an older kgp's:
+    schema writes are now compacted into the snapshot, below) indexes each replayed passage
+    twice (an orphan each): searches still find every passage, and a store that started the
+    server rebuilds the index once the orphans pass a fifth of it."""
     store = FalkorStore(data_dir=data_dir).open()
     store.ensure_schema(DIM)
+    store._recreate_vector_index(DIM)  # in the log, as an older kgp left it
     for i in range(60):  # 1,200 passages, never compacted into a snapshot
         store.write_document(make_document(f"w{i}.txt", 20, seed=i, tables=0))
     vectors = own_vectors(store, "w7.txt", 20)
@@ -231,3 +233,24 @@ def test_a_restart_that_replays_writes_keeps_searches_whole(data_dir: Path) -> N
         )
     finally:
         healed.close()
+
+
+def test_a_restart_that_replays_writes_on_the_snapshots_index_leaves_no_orphans(
+    data_dir: Path,
+) -> None:
+    """The schema's writes are compacted into the snapshot (tests/test_reopen.py), so a replay
+    indexes each passage once: nothing to heal."""
+    store = FalkorStore(data_dir=data_dir).open()
+    store.ensure_schema(DIM)
+    for i in range(20):
+        store.write_document(make_document(f"w{i}.txt", 20, seed=i, tables=0))
+    vectors = own_vectors(store, "w7.txt", 20)
+    os.kill(int(store.server.pid_file.read_text()), signal.SIGKILL)
+    store.close()
+    again = FalkorStore(data_dir=data_dir).open()
+    try:
+        assert again.orphaned_vectors() == 0
+        for pid, vector in vectors.items():
+            assert again.vector_search(vector, 5)[0].id == pid
+    finally:
+        again.close()

@@ -24,6 +24,7 @@ from kgp.files import write_private
 MARK = "start-writes"  # where the log ended before a start's own writes (JSON)
 LOG_DIR = "appendonlydir"
 MANIFEST = "appendonly.aof.manifest"
+COMPACT_MIN_BYTES = 1024 * 1024  # a log of writes smaller than this is not worth a snapshot
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +112,7 @@ class AppendOnlyLog:
     # -- compaction --------------------------------------------------------------------------
 
     def compact(
-        self, *, min_bytes: int = 1024 * 1024, growth: float = 1.0, timeout: float = 600.0
+        self, *, min_bytes: int | None = None, growth: float = 1.0, timeout: float = 600.0
     ) -> bool:
         """Rewrite the append-only file as a snapshot when its log of writes has grown past
         ``min_bytes`` and ``growth`` times the last snapshot, so the next start loads quickly
@@ -121,7 +122,8 @@ class AppendOnlyLog:
             info = conn.info("persistence")
             size = int(info.get("aof_current_size", 0))
             base = int(info.get("aof_base_size", 0))
-            if size - base < min_bytes or size < (1.0 + growth) * base:
+            least = COMPACT_MIN_BYTES if min_bytes is None else min_bytes
+            if size - base < least or size < (1.0 + growth) * base:
                 return False
             self.forget_mark()  # the snapshot will hold what is now in memory
             try:
