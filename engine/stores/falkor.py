@@ -182,13 +182,10 @@ class FalkorStore(GraphStore):
             self._seal_indexes()
 
     def _seal_indexes(self) -> None:
-        """After indexes were created, and before any write uses them: compact the log, so that
-        the snapshot holds them. FalkorDB 4.16 replays an index created in the log but cannot
-        use it for the rest of the replay, so every later write's lookup by id or term scans its
-        label: a server killed 9,000 passages into a new graph's first sync took 257 s to start
-        again, and one at 19,000 did not start in 15 minutes (the load's limit); with the
-        indexes in the snapshot, a replay is as fast as the writes were. A new graph's snapshot
-        is empty, and this runs once per index set aside by a close."""
+        """Compact new indexes into the snapshot before writes use them: FalkorDB 4.16 cannot
+        use an index its log creates until the replay ends, so each replayed lookup scans (a
+        server killed 9,000 passages into a first sync took 257 s to start, 3.5 s with this;
+        docs/benchmarks.md, Scale)."""
         self.server.log.compact(min_bytes=0, growth=-1.0)
 
     def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None:
