@@ -201,24 +201,41 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
     assert store.migrate() == []
 
 
+def killed_after_writes(
+    data_dir: Path, documents: int, *, index_in_log: bool
+) -> dict[str, list[float]]:
+    """A graph of ``documents`` 20-passage documents whose server was then SIGKILLed (a clean
+    stop would leave a snapshot without the vector index: tests/test_reopen.py), and the vectors
+    of w7.txt's passages. ``index_in_log``: the vector index made again in the log after the
+    schema's snapshot, as an older kgp left it."""
+    store = FalkorStore(data_dir=data_dir).open()
+    store.ensure_schema(DIM)
+    if index_in_log:
+        store._recreate_vector_index(DIM)
+    for i in range(documents):  # never compacted into a snapshot
+        store.write_document(make_document(f"w{i}.txt", 20, seed=i, tables=0))
+    vectors = own_vectors(store, "w7.txt", 20)
+    os.kill(int(store.server.pid_file.read_text()), signal.SIGKILL)
+    store.close()
+    return vectors
+
+
+def replayed(data_dir: Path) -> FalkorStore:
+    """The server started again alone, from its log: no healing yet."""
+    again = FalkorStore(data_dir=data_dir)
+    again.server.start()
+    again._connect()
+    return again
+
+
 @pytest.mark.slow
 def test_a_restart_that_replays_writes_keeps_searches_whole(data_dir: Path) -> None:
     """Replaying an append-only file that created the vector index in its log (an older kgp's:
     schema writes are now compacted into the snapshot, below) indexes each replayed passage
     twice (an orphan each): searches still find every passage, and a store that started the
     server rebuilds the index once the orphans pass a fifth of it."""
-    store = FalkorStore(data_dir=data_dir).open()
-    store.ensure_schema(DIM)
-    store._recreate_vector_index(DIM)  # in the log, as an older kgp left it
-    for i in range(60):  # 1,200 passages, never compacted into a snapshot
-        store.write_document(make_document(f"w{i}.txt", 20, seed=i, tables=0))
-    vectors = own_vectors(store, "w7.txt", 20)
-    # killed: a clean stop would leave a snapshot without the vector index (tests/test_reopen.py)
-    os.kill(int(store.server.pid_file.read_text()), signal.SIGKILL)
-    store.close()
-    again = FalkorStore(data_dir=data_dir)
-    again.server.start()  # the server alone: no healing yet
-    again._connect()
+    vectors = killed_after_writes(data_dir, 60, index_in_log=True)  # 1,200 passages
+    again = replayed(data_dir)
     try:
         assert again.orphaned_vectors() == 1200
         for pid, vector in vectors.items():
@@ -240,14 +257,8 @@ def test_a_restart_that_replays_writes_on_the_snapshots_index_leaves_no_orphans(
 ) -> None:
     """The schema's writes are compacted into the snapshot (tests/test_reopen.py), so a replay
     indexes each passage once: nothing to heal."""
-    store = FalkorStore(data_dir=data_dir).open()
-    store.ensure_schema(DIM)
-    for i in range(20):
-        store.write_document(make_document(f"w{i}.txt", 20, seed=i, tables=0))
-    vectors = own_vectors(store, "w7.txt", 20)
-    os.kill(int(store.server.pid_file.read_text()), signal.SIGKILL)
-    store.close()
-    again = FalkorStore(data_dir=data_dir).open()
+    vectors = killed_after_writes(data_dir, 20, index_in_log=False)
+    again = replayed(data_dir)
     try:
         assert again.orphaned_vectors() == 0
         for pid, vector in vectors.items():

@@ -186,7 +186,7 @@ class FalkorStore(GraphStore):
         use an index its log creates until the replay ends, so each replayed lookup scans (a
         server killed 9,000 passages into a first sync took 257 s to start, 3.5 s with this;
         docs/benchmarks.md, Scale)."""
-        self.server.log.compact(min_bytes=0, growth=-1.0)
+        self.checkpoint(force=True)
 
     def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None:
         """A schema write made while holding the data directory's lock: not through run(),
