@@ -248,9 +248,10 @@ def test_a_server_still_loading_past_the_limit_is_left_to_finish_and_joined_late
     monkeypatch.setattr("kgp.stores.falkor_server.STALL_SECONDS", 1000.0)
     with monkeypatch.context() as loading:
         loading.setattr("kgp.stores.falkor_server.EmbeddedServer._state", lambda self: "loading")
+        failed = FalkorStore(data_dir=data_dir)
         with pytest.raises(StoreUnavailableError, match=r"still loading .* open the store again"):
-            FalkorStore(data_dir=data_dir).open()
-    pid = int((data_dir / "falkordb" / "server.pid").read_text())
+            failed.open()
+    pid = server_pid(failed)
     try:
         assert _pid_alive(pid), "the loading server was killed"
         again = open_store(data_dir)

@@ -183,9 +183,8 @@ class FalkorStore(GraphStore):
 
     def _seal_indexes(self) -> None:
         """Compact new indexes into the snapshot before writes use them: FalkorDB 4.16 cannot
-        use an index its log creates until the replay ends, so each replayed lookup scans (a
-        server killed 9,000 passages into a first sync took 257 s to start, 3.5 s with this;
-        docs/benchmarks.md, Scale)."""
+        use an index its log creates until the replay ends, so replayed lookups scan (a killed
+        first sync at 9,000 passages: start 257 s -> 3.5 s; docs/benchmarks.md, Scale)."""
         self.checkpoint(force=True)
 
     def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None:
