@@ -50,6 +50,7 @@ ADMIN_QUERIES = frozenset(
         "knn_budget",
         "dump_nodes",
         "dump_relationships",
+        "fulltext_term_all",
         "passage_embeddings",
         "passage_ids",
         "passages_by_text_hash",

@@ -172,10 +172,12 @@ class StoreSearch(RunsQueries):
             return []
         cap = max(FULLTEXT_CAP, limit)
         postings: list[tuple[int, list[str]]] = []
+        # the admin reads every passage: a query that checks no document (5x faster at 1M)
+        query = "fulltext_term_all" if self.caller_now().admin else "fulltext_term"
         for term in terms:  # a query each: it stops past the cap (see fulltext_term.cypher)
-            rows = self.run("fulltext_term", {"term": term, "limit": cap + 1})
-            if 0 < len(rows) <= cap:  # a more common term counts for no passage: left out
-                postings.append((len(rows), [str(row["id"]) for row in rows]))
+            for row in self.run(query, {"term": term, "limit": cap + 1}):  # one row
+                if 0 < int(row["n"]) <= cap:  # a more common term counts for no passage
+                    postings.append((int(row["n"]), [str(pid) for pid in row["ids"]]))
         scores = ranking.binary(postings, total=self.readable_passages()) if postings else {}
         if scores:
             return [SearchHit(pid, round(score, 6)) for pid, score in ranking.top(scores, limit)]
