@@ -78,7 +78,8 @@ def test_vectors_of_another_dimension_are_refused_before_any_query(tmp_path: Pat
         log.events.clear()
         with pytest.raises(ConfigurationError, match="holds 8-dimension vectors but encoder"):
             kg.retrieve(QUESTION, 3)
-        assert not {"fulltext_term", "fulltext_term_all", "knn_candidates", "neighbours"} & set(log.names())
+        searches = {"fulltext_term", "fulltext_term_all", "knn_candidates", "neighbours"}
+        assert not searches & set(log.names())
 
 
 def damaged_copy(tmp_path: Path) -> Path:
