@@ -314,6 +314,29 @@ def test_a_term_over_the_cap_counts_for_none_and_the_cap_counts_readable_passage
     assert hits[0] == z0 and set(hits[1:]) == opened
 
 
+def test_readable_passages_counts_each_readable_documents_passages_tables_rows_too(
+    store: GraphStore,
+) -> None:
+    # BM25's n, counted from the documents' HAS_PASSAGE degrees (FalkorDB): table rows are
+    # passages, a document with no group is read by the admin alone, and a removal counts at once
+    store.write_document(make_document("open.txt", 4, table_rows=3))
+    store.write_document(make_document("hr.txt", 2, seed=1))
+    store.write_document(make_document("none.txt", 5, seed=2))
+    store.set_document_groups({"open.txt": ["public"], "hr.txt": ["hr"], "none.txt": []})
+    n = {d: len(store.document_passages([d])) for d in ("open.txt", "hr.txt", "none.txt")}
+    assert any(p.table_id for p in store.document_passages(["open.txt"]))  # rows count too
+    assert store.readable_passages() == store.count_passages() == sum(n.values())
+    with store.reading_as(Caller(("public",))):
+        assert store.readable_passages() == n["open.txt"]
+    with store.reading_as(Caller(("hr", "public"))):
+        assert store.readable_passages() == n["open.txt"] + n["hr.txt"]
+    with store.reading_as(Caller(("nobody",))):
+        assert store.readable_passages() == 0
+    store.delete_document("open.txt")
+    with store.reading_as(Caller(("hr", "public"))):
+        assert store.readable_passages() == n["hr.txt"]
+
+
 def test_the_admins_full_text_checks_no_document_and_finds_what_a_reader_of_all_finds(
     store: GraphStore,
 ) -> None:
