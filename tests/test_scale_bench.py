@@ -17,6 +17,7 @@ from tests.bench.scale_bench import (
     SyncProgress,
     UnigramWriter,
     measure,
+    reopen_times,
     sentences_in,
     write_documents,
 )
@@ -66,3 +67,20 @@ def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
     assert again["passages"] == first["passages"] + 50  # and the document its first run added
     with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
         assert kg.remove("added.md")  # the id a measurement removes first, so its add adds
+
+
+@pytest.mark.skipif(
+    not CORPUS.is_file(), reason=f"the 2Wiki train corpus is not at {CORPUS} (../shared/data)"
+)
+def test_reopen_only_times_each_start_and_writes_nothing(tmp_path: Path) -> None:
+    """--reopen-only times the reopen of a graph left in the work directory, each run, and
+    leaves the graph as it was; with no graph there, it says so."""
+    with pytest.raises(SystemExit, match="no graph in"):
+        reopen_times(100, tmp_path, StandInEncoder(), 5, 2)
+    measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5)
+    with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
+        before = kg.stats()
+    timed = reopen_times(100, tmp_path, StandInEncoder(), 5, 2)
+    assert len(timed["reopen_runs"]) == 2 and timed["reopen_s"] > 0
+    with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
+        assert kg.stats() == before

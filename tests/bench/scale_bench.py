@@ -3,7 +3,7 @@ same way, the smallest the baseline of the ratios.
 
     python -m tests.bench.scale_bench [--sizes 10000,100000,1000000] [--questions 50]
                                       [--work-dir DIR] [--vectors standin|encoder] [--resume]
-                                      [--as-it-stands]
+                                      [--as-it-stands] [--reopen-only RUNS]
 
 The documents are Markdown files of 25 passages (sentences) each, written by a unigram model of
 the 2Wiki train corpus (its words at their real frequencies, sentence lengths drawn from its
@@ -367,6 +367,25 @@ def measure(
     }
 
 
+def reopen_times(size: int, work: Path, encoder: Encoder, count: int, runs: int) -> dict:
+    """Only the reopen to the first answer of a graph an earlier run left, ``runs`` times (a
+    start's time varies by seconds here; each close of a start that wrote nothing else takes its
+    index build back, so every run loads the same snapshot)."""
+    folder, data_dir = work / f"docs-{size}", work / f"kb-{size}"
+    if not data_dir.is_dir():
+        raise SystemExit(f"{size}: no graph in {data_dir} to reopen; build it first")
+    question = questions_from(sentences_in(folder), count)[0]
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
+            kg.retrieve(question, 30)
+            times.append(time.perf_counter() - started)
+        say(size, f"reopened, first answer in {times[-1]:.2f} s")
+    runs_s = [round(t, 2) for t in times]
+    return {"reopen_s": round(statistics.median(times), 2), "reopen_runs": runs_s}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="10000,100000,1000000")
@@ -385,6 +404,14 @@ def main() -> None:
         action="store_true",
         help="Measure the graphs an earlier run left in --work-dir without syncing first (a size "
         "built over several sessions, measured part way; its write rate is its ledger's).",
+    )
+    parser.add_argument(
+        "--reopen-only",
+        type=int,
+        default=0,
+        metavar="RUNS",
+        help="Only time the reopen to the first answer of the graphs left in --work-dir, RUNS "
+        "times each (the median and every run); nothing is synced or written.",
     )
     parser.add_argument("--plot", type=Path, default=None, help="Draw cost against size here.")
     parser.add_argument(
@@ -406,6 +433,13 @@ def main() -> None:
         print("vectors: the real encoder (all-MiniLM-L6-v2, CPU)")
     print(f"store: {load_settings().store.value}")
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="kgp-scale-"))
+    if args.reopen_only:
+        reopened = {
+            str(size): reopen_times(size, work, encoder, args.questions, args.reopen_only)
+            for size in sizes
+        }
+        print(json.dumps(reopened))
+        return
     writer = UnigramWriter(args.corpus)
     results: dict[str, dict] = {}
     for size in sizes:
