@@ -7,7 +7,14 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
+
+# Intel MKL's strict reproducibility: each row of a matrix product is summed in one order
+# whatever the number of rows, so a text gets the same vector bit for bit in any batch (on
+# AVX-512 machines it did not without it: kgp.ingest.embedding). MKL reads this at its first
+# call, so it is set before anything imports torch (kgp.determinism.strict_blas checks it).
+os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
 
 from kgp.errors import (
     ConfigurationError,

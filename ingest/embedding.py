@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from kgp.determinism import strict_blas
 from kgp.errors import ModelMissingError
 from kgp.ingest.encoder import resolve_device, resolve_encoder
 from kgp.model import SHIPPED_MODEL, shipped_model
@@ -64,6 +65,7 @@ class Encoder:
                     )
             except (OSError, ValueError) as exc:
                 raise ModelMissingError(f"encoder at {path} cannot be loaded: {exc}") from None
+            strict_blas()  # a warning when a text's vector could depend on its batch
         return self
 
     def _check_files(self) -> None:

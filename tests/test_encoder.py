@@ -5,7 +5,12 @@ bit whatever it is batched with."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
+import pytest
 from kgp.ingest.embedding import Encoder, TransformerPipeline
 from kgp.ingest.encoder import resolve_encoder
 
@@ -42,3 +47,22 @@ def test_a_vector_does_not_depend_on_its_batch(encoder: Encoder) -> None:
     alone = np.stack([encoder.encode([text])[0] for text in TEXTS])
     assert (together[: len(TEXTS)] == alone).all()
     assert (together[len(TEXTS) : 2 * len(TEXTS)] == alone).all()
+
+
+def test_kgp_sets_mkls_strict_mode_before_torch_computes_and_says_when_too_late() -> None:
+    from kgp.determinism import strict_blas
+
+    if strict_blas() is None:
+        pytest.skip("this torch has no MKL to ask")
+    assert strict_blas(), "the tests import kgp before torch computes"
+    env = {k: v for k, v in os.environ.items() if k != "MKL_CBWR"}
+    check = "from kgp.determinism import strict_blas; print(strict_blas())"
+    multiply = "import torch; torch.ones(2, 2) @ torch.ones(2, 2)"
+    first = f"import kgp; {multiply}; {check}"
+    late = f"{multiply}; import kgp; {check}"
+    ran = [
+        subprocess.run([sys.executable, "-c", c], capture_output=True, text=True, env=env)
+        for c in (first, late)
+    ]
+    assert [r.stdout.strip() for r in ran] == ["True", "False"]
+    assert "import kgp before torch" in ran[1].stderr and not ran[0].stderr.strip()
