@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from kgp.ingest.keywords import Link, passage_links
 from kgp.names import METHODS, ORDERS, SCORERS
 from kgp.settings import DEFAULT_K
 from kgp.stores.base import GraphStore
+from kgp.stores.coverage import read_covered
 from kgp.stores.model import StoredPassage
 
 if TYPE_CHECKING:
@@ -160,7 +162,10 @@ class Retriever:
             raise ConfigurationError(f"k must be at least 1, not {k}; ask for one passage or more")
         question, notices = clean_question(question)
         with self.store.counting() as calls:
-            result = self._retrieve(question, k)
+            # a caller reading every document skips the document checks (kgp.stores.coverage)
+            result = read_covered(
+                self.store, partial(self._retrieve, question, k), again=self.forget
+            )
             result.store_calls = calls()
         result.notices = notices + result.notices
         return result

@@ -72,7 +72,13 @@ class Caller:
 
     @property
     def parameters(self) -> dict[str, object]:
-        return {"caller_admin": self.admin, "caller_groups": list(self.groups)}
+        # $caller_reads_all: the document checks may be skipped (the admin; the store sets it
+        # for a caller who reads every document, in a covered read: kgp.stores.coverage)
+        return {
+            "caller_admin": self.admin,
+            "caller_groups": list(self.groups),
+            "caller_reads_all": self.admin,
+        }
 
     @property
     def key(self) -> tuple[str, ...]:

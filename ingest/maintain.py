@@ -60,6 +60,8 @@ def maintain(syncer: Syncer, *, rebuild: bool = False, sample: int = SAMPLE) -> 
             with syncer.guard():
                 store.rebuild_vector_index()
             report.rebuilt = True
+        with syncer.guard():  # the group sets of removed documents go (kgp.stores.coverage)
+            store.record_access_sets()
         report.compacted = store.checkpoint(force=True)
         report.after = store.index_health(sample)
     report.seconds = round(time.perf_counter() - started, 3)

@@ -120,9 +120,10 @@ def test_reads_go_to_the_replica_and_writes_to_the_leader(cluster: Cluster) -> N
     assert {b.extra.get("mode") for b in leader.seen("BEGIN")} == {None}  # no mode: a write
     assert runs(replica)[0] == PROBE and not any(map(writes, runs(replica)))
     schema = [cypher.load("neo4j", n) for n in (*SCHEMA_QUERIES, "index_passage_vector")]
-    named = [cypher.load("neo4j", n) for n in ("set_document_groups", "set_graph_encoder")]
-    assert runs(leader)[: len(schema)] == schema and runs(leader)[-3:] == [DELETE, *named]
-    assert len(runs(leader)) == len(schema) + 4 and all(map(writes, runs(leader)))
+    recorded = ("set_document_groups", "set_graph_encoder", "record_access_sets")
+    named = [cypher.load("neo4j", n) for n in recorded]
+    assert runs(leader)[: len(schema)] == schema and runs(leader)[-4:] == [DELETE, *named]
+    assert len(runs(leader)) == len(schema) + 5 and all(map(writes, runs(leader)))
     assert not cluster.core2.seen("BEGIN")  # a follower serves no one here
 
 

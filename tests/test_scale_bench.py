@@ -16,6 +16,7 @@ from tests.bench.scale_bench import (
     StandInEncoder,
     SyncProgress,
     UnigramWriter,
+    caller_times,
     measure,
     reopen_times,
     sentences_in,
@@ -82,5 +83,22 @@ def test_reopen_only_times_each_start_and_writes_nothing(tmp_path: Path) -> None
         before = kg.stats()
     timed = reopen_times(100, tmp_path, StandInEncoder(), 5, 2)
     assert len(timed["reopen_runs"]) == 2 and timed["reopen_s"] > 0
+    with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
+        assert kg.stats() == before
+
+
+def test_callers_only_times_the_three_readers_on_one_graph_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    """--callers-only asks the same questions as the admin, a public reader (covered reads) and
+    the same reader checking every document; with no graph there, it says so."""
+    with pytest.raises(SystemExit, match="no graph in"):
+        caller_times(100, tmp_path, StandInEncoder(), 5)
+    measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5)
+    with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
+        before = kg.stats()
+    timed = caller_times(100, tmp_path, StandInEncoder(), 5)
+    assert set(timed) == {"admin_p50_ms", "covered_p50_ms", "checked_p50_ms"}
+    assert all(ms > 0 for ms in timed.values())
     with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
         assert kg.stats() == before

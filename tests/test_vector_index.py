@@ -11,7 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kgp.access import Caller
 from kgp.stores import FalkorStore, GraphStore
+from kgp.stores.coverage import coverage
 from kgp.stores.model import passage_id
 
 from tests.graphs import DIM, make_document
@@ -145,9 +147,12 @@ def test_a_schema_3_graph_gets_its_flags_indexed(fresh_store: GraphStore) -> Non
     old = passage_id("old.txt", 1)
     store._execute(f"MATCH (p:Passage {{id: '{old}'}}) MERGE (p)-[:NEEDS_KNN]->(p)", {}, write=True)
     assert store.knn_flags() == 1
-    assert store.migrate() == ["schema 4: NEEDS_KNN flags indexed"]
+    assert store.migrate() == [
+        "schema 4: NEEDS_KNN flags indexed",
+        "schema 5: the group sets in use recorded",
+    ]
     assert [r.id for r in store.passages_needing_knn()] == [old]
-    assert store.run("graph_schema")[0]["schema"] == 4 and store.migrate() == []
+    assert store.run("graph_schema")[0]["schema"] == 5 and store.migrate() == []
 
 
 def test_rebuild_clears_orphans_and_keeps_every_index(fresh_store: GraphStore) -> None:
@@ -188,13 +193,17 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
         "schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt",
         "schema 3: access groups, staff where none",
         "schema 4: NEEDS_KNN flags indexed",
+        "schema 5: the group sets in use recorded",
     ]
     assert [d.groups for d in store.list_documents()] == [("staff",)]
+    for caller, reads_all in ((Caller(("staff",)), True), (Caller(("hr",)), False)):
+        with store.reading_as(caller):  # the sets recorded after the groups were given
+            assert coverage(store)[1] is reads_all
     assert len(store.passages_needing_knn()) == 5 == store.knn_flags()
     nodes = store.dump()[0]
     passages = [n["props"] for n in nodes if n["label"] == "Passage"]
     assert all("needs_knn" not in p and len(p["text_hash"]) == 32 for p in passages)
-    assert store.run("graph_schema")[0]["schema"] == 4
+    assert store.run("graph_schema")[0]["schema"] == 5
     assert store.orphaned_vectors() == 0
     for pid, vector in own_vectors(store, "old.txt", 5).items():
         assert store.vector_search(vector, 1)[0].id == pid

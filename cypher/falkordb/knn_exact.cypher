@@ -11,7 +11,7 @@ ORDER BY similarity DESC, node.id
 LIMIT $limit
 OPTIONAL MATCH (d:Document {id: node.doc_id})
 WITH bound, node, similarity, d
-WHERE $caller_admin OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
+WHERE $caller_reads_all OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
 WITH bound, collect({id: node.id, doc: node.doc_id, similarity: similarity}) AS found
 RETURN $row.i AS i, bound,
        [h IN found WHERE h.doc <> $row.exclude_doc AND NOT h.id IN $row.exclude | [h.id, h.similarity]]

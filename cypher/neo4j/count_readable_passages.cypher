@@ -3,7 +3,7 @@
 MATCH (p:Passage)
 WITH count(p) AS everything
 OPTIONAL MATCH (d:Document)
-WHERE NOT $caller_admin AND any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
+WHERE NOT $caller_reads_all AND any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
 OPTIONAL MATCH (d)-[:HAS_PASSAGE]->(q:Passage)
 WITH everything, count(q) AS readable
-RETURN CASE WHEN $caller_admin THEN everything ELSE readable END AS n
+RETURN CASE WHEN $caller_reads_all THEN everything ELSE readable END AS n

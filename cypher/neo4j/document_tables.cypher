@@ -3,7 +3,7 @@
 MATCH (t:Table)
 OPTIONAL MATCH (d:Document {id: t.doc_id})
 WITH t, d
-WHERE $caller_admin OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
+WHERE $caller_reads_all OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
 RETURN t.id AS id, t.doc_id AS doc_id, t.page AS page, t.index AS index, t.markdown AS markdown,
        t.caption AS caption
 ORDER BY doc_id, page, index

@@ -9,7 +9,7 @@ WITH id, coalesce(p, g, t, d) AS n
 WHERE n IS NOT NULL
 OPTIONAL MATCH (o:Document {id: coalesce(n.doc_id, n.id)})
 WITH id, n, o
-WHERE $caller_admin OR any(g IN coalesce(o.groups, []) WHERE g IN $caller_groups)
+WHERE $caller_reads_all OR any(g IN coalesce(o.groups, []) WHERE g IN $caller_groups)
 RETURN id, labels(n)[0] AS label,
        n {.*, embedding: null,
           groups: CASE WHEN n.groups IS NULL THEN null

@@ -8,7 +8,7 @@
 // passage: fulltext_term_all checks none.
 CALL db.index.fulltext.queryNodes('passage_text', $term) YIELD node
 MATCH (node)<-[:HAS_PASSAGE]-(d:Document)
-WHERE $caller_admin OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
+WHERE $caller_reads_all OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
 WITH node.id AS id
 LIMIT $limit
 WITH collect(id) AS ids

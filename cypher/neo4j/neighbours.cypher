@@ -2,10 +2,10 @@
 // first), NEXT (before and after) and shared keywords (most shared first), at most $limit per
 // source and kind; $kinds picks the edge kinds. One store call per traversal hop.
 // Access: sources and targets are passages of documents the caller may read ($caller_groups;
-// $caller_admin reads all), and a keyword is expanded when the passages the caller may read
+// $caller_reads_all: all), and a keyword is expanded when the passages the caller may read
 // that carry it are at most $max_df, so what the caller cannot read changes nothing: they are
 // counted up to the cap (LIMIT inside the subquery stops the scan of a common keyword there).
-// For the admin that count is the keyword's df: keywords over the cap are skipped at once.
+// For a caller reading all that count is the keyword's df: keywords over the cap skipped at once.
 // (In the keyword branch, the WITH before the df filter keeps FalkorDB's planner starting from
 // the id index instead of scanning every Keyword: 23 ms instead of 380 ms for 30 passages.)
 UNWIND $ids AS id
@@ -14,11 +14,11 @@ WHERE 'similar' IN $kinds
 MATCH (s:Passage {id: id})
 OPTIONAL MATCH (sd:Document {id: s.doc_id})
 WITH s, sd
-WHERE $caller_admin OR any(g IN coalesce(sd.groups, []) WHERE g IN $caller_groups)
+WHERE $caller_reads_all OR any(g IN coalesce(sd.groups, []) WHERE g IN $caller_groups)
 MATCH (s)-[r:SIMILAR]-(t:Passage)
 OPTIONAL MATCH (td:Document {id: t.doc_id})
 WITH s, r, t, td
-WHERE $caller_admin OR any(g IN coalesce(td.groups, []) WHERE g IN $caller_groups)
+WHERE $caller_reads_all OR any(g IN coalesce(td.groups, []) WHERE g IN $caller_groups)
 WITH s.id AS source, t.id AS target, max(r.score) AS weight
 ORDER BY source, weight DESC, target
 WITH source, collect({target: target, weight: weight})[0..$limit] AS hits
@@ -31,7 +31,7 @@ WHERE 'next' IN $kinds
 MATCH (s:Passage {id: id})
 OPTIONAL MATCH (sd:Document {id: s.doc_id})
 WITH s, sd
-WHERE $caller_admin OR any(g IN coalesce(sd.groups, []) WHERE g IN $caller_groups)
+WHERE $caller_reads_all OR any(g IN coalesce(sd.groups, []) WHERE g IN $caller_groups)
 MATCH (s)-[:NEXT]-(t:Passage)
 WITH s.id AS source, t.id AS target
 ORDER BY source, target
@@ -43,13 +43,13 @@ WHERE 'keyword' IN $kinds
 MATCH (s:Passage {id: id})
 OPTIONAL MATCH (sd:Document {id: s.doc_id})
 WITH s, sd
-WHERE $caller_admin OR any(g IN coalesce(sd.groups, []) WHERE g IN $caller_groups)
+WHERE $caller_reads_all OR any(g IN coalesce(sd.groups, []) WHERE g IN $caller_groups)
 MATCH (s)-[:HAS_KEYWORD]->(k:Keyword)
 WITH s, k
-WHERE k.df <= $max_df OR NOT $caller_admin
+WHERE k.df <= $max_df OR NOT $caller_reads_all
 CALL (s, k) {
   MATCH (k)<-[:HAS_KEYWORD]-(t:Passage)<-[:HAS_PASSAGE]-(td:Document)
-  WHERE t <> s AND ($caller_admin OR any(g IN coalesce(td.groups, []) WHERE g IN $caller_groups))
+  WHERE t <> s AND ($caller_reads_all OR any(g IN coalesce(td.groups, []) WHERE g IN $caller_groups))
   WITH t
   LIMIT $max_df
   RETURN collect(t) AS readable

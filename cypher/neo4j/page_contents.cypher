@@ -5,7 +5,7 @@ MATCH (g:Page)
 WHERE g.number = number
 OPTIONAL MATCH (d:Document {id: g.doc_id})
 WITH g, d
-WHERE $caller_admin OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
+WHERE $caller_reads_all OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
 OPTIONAL MATCH (g)-[:CONTAINS]->(x)
 WITH g, x
 ORDER BY g.doc_id, g.number, x.ordinal, x.index

