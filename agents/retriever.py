@@ -161,13 +161,17 @@ class Retriever:
         if k < 1:
             raise ConfigurationError(f"k must be at least 1, not {k}; ask for one passage or more")
         question, notices = clean_question(question)
-        with self.store.counting() as calls:
-            # a caller reading every document skips the document checks (kgp.stores.coverage)
-            result = read_covered(
-                self.store, partial(self._retrieve, question, k), again=self.forget
-            )
-            result.store_calls = calls()
+        # a caller reading every document skips the document checks (kgp.stores.coverage)
+        result = read_covered(self.store, partial(self._counted, question, k), again=self.forget)
         result.notices = notices + result.notices
+        return result
+
+    def _counted(self, question: str, k: int) -> Retrieval:
+        """A retrieval with its store calls (not those asking whether it may skip the checks:
+        their number would tell a caller whether it reads every document)."""
+        with self.store.counting() as calls:
+            result = self._retrieve(question, k)
+            result.store_calls = calls()
         return result
 
     def _retrieve(self, question: str, k: int) -> Retrieval:

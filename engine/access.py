@@ -48,6 +48,9 @@ class Caller:
     admin: bool = False
 
     def __post_init__(self) -> None:
+        bad = [g for g in self.groups if not isinstance(g, str) or not _NAME.fullmatch(g)]
+        if bad:  # made from check_groups' names; this holds for any other way in too
+            raise ConfigurationError(f"{bad[0]!r} is not a group name; see check_groups")
         if not self.admin and not self.groups:
             raise ConfigurationError(
                 "a caller needs at least one group (or the admin view, groups ['*'])"

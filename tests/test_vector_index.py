@@ -12,8 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from kgp.access import Caller
+from kgp.errors import ConfigurationError
 from kgp.stores import FalkorStore, GraphStore
 from kgp.stores.coverage import coverage
+from kgp.stores.maintenance import SCHEMA_VERSION
 from kgp.stores.model import passage_id
 
 from tests.graphs import DIM, make_document
@@ -153,6 +155,21 @@ def test_a_schema_3_graph_gets_its_flags_indexed(fresh_store: GraphStore) -> Non
     ]
     assert [r.id for r in store.passages_needing_knn()] == [old]
     assert store.run("graph_schema")[0]["schema"] == 5 and store.migrate() == []
+
+
+def test_a_graph_of_a_newer_schema_is_refused_and_left_as_it_is(fresh_store: GraphStore) -> None:
+    """An older kgp would write records it does not know of wrongly (the group sets of covered
+    reads): it refuses the graph in one line and changes nothing."""
+    store = fresh_store
+    store.write_document(make_document("new.txt", 2, seed=13, tables=0))
+    newer = SCHEMA_VERSION + 1
+    store.run("set_graph_encoder", {"encoder": "all-MiniLM-L6-v2", "schema": newer}, write=True)
+    before = store.dump()
+    with pytest.raises(
+        ConfigurationError, match=f"schema {newer}, written by a newer kgp"
+    ) as raised:
+        store.migrate()
+    assert "\n" not in str(raised.value) and store.dump() == before
 
 
 def test_rebuild_clears_orphans_and_keeps_every_index(fresh_store: GraphStore) -> None:

@@ -4,9 +4,10 @@
 // caller holding a group of every set reads all: its retrieval may skip the document checks,
 // and keeps what it read only if the version is the same when it ends (see
 // kgp.stores.coverage). No set and no group name comes back: only the answer and the
-// version. A graph without the record (written before it) reads as a caller with no such luck.
+// version. A graph without the record (written before it), or whose schema an older kgp set
+// back (its writes keep no record), reads all for no caller.
 OPTIONAL MATCH (m:Meta {id: 'kgp'})
 RETURN m.access_version AS version,
-       coalesce(m.access_sets IS NOT NULL AND
+       coalesce(m.schema >= 5 AND m.access_sets IS NOT NULL AND
                 all(s IN m.access_sets WHERE any(g IN split(s, ',') WHERE g IN $caller_groups)),
                 false) AS reads_all

@@ -16,13 +16,22 @@
 // by a filtered DELETE in one subquery loses the SET in FalkorDB, hence separate subqueries.)
 // Every lookup starts from an index on a row's id (tests/test_query_plans.py): a MATCH on a
 // label alone would scan every node of it, O(graph) per write.
-// The documents' group sets join the graph's record of those in use (access_coverage.cypher),
-// in the same query, so no caller is ever told it reads every document while one it may not
-// read exists.
+// First, the documents' group sets join the graph's record of those in use
+// (access_coverage.cypher), in the same query, so no caller is ever told it reads every
+// document while one it may not read exists (even in what a failed write leaves in memory until the server reloads).
 UNWIND $doc_ids AS doc_id
 OPTIONAL MATCH (:Passage {doc_id: doc_id})-[:HAS_KEYWORD]->(old:Keyword)
 WITH old.term AS term, count(old) AS n
 WITH [c IN collect({term: term, n: n}) WHERE c.term IS NOT NULL] AS old_counts
+CALL {
+  UNWIND $docs AS r
+  WITH collect(DISTINCT reduce(s = '', g IN coalesce(r.groups, []) | s + ',' + g)) AS sets
+  MATCH (m:Meta {id: 'kgp'})
+  WHERE m.access_sets IS NOT NULL
+  WITH m, [s IN sets WHERE NOT s IN m.access_sets] AS new
+  WHERE size(new) > 0
+  SET m.access_sets = m.access_sets + new, m.access_version = m.access_version + 1
+}
 CALL {
   UNWIND $doc_ids AS doc_id
   MATCH (x:Passage {doc_id: doc_id})
@@ -101,14 +110,5 @@ CALL {
   MATCH (k:Keyword {term: c.term})
   WHERE k.df = 0
   DELETE k
-}
-CALL {
-  UNWIND $docs AS r
-  WITH collect(DISTINCT reduce(s = '', g IN coalesce(r.groups, []) | s + ',' + g)) AS sets
-  MATCH (m:Meta {id: 'kgp'})
-  WHERE m.access_sets IS NOT NULL
-  WITH m, [s IN sets WHERE NOT s IN m.access_sets] AS new
-  WHERE size(new) > 0
-  SET m.access_sets = m.access_sets + new, m.access_version = m.access_version + 1
 }
 RETURN size($docs) AS written

@@ -10,9 +10,21 @@
 // by their page; of a table's rows, by their table), their NEXT,
 // HAS_KEYWORD and SIMILAR relationships; last, the df of every keyword touched is recounted and
 // keywords no passage uses any more are deleted.
+// First, the documents' group sets join the graph's record of those in use
+// (access_coverage.cypher), in the same query, so no caller is ever told it reads every
+// document while one it may not read exists.
 OPTIONAL MATCH (x:Passage)-[:HAS_KEYWORD]->(old:Keyword)
 WHERE x.doc_id IN $doc_ids
 WITH collect(DISTINCT old.term) AS old_terms
+CALL () {
+  UNWIND $docs AS r
+  WITH collect(DISTINCT reduce(s = '', g IN coalesce(r.groups, []) | s + ',' + g)) AS sets
+  MATCH (m:Meta {id: 'kgp'})
+  WHERE m.access_sets IS NOT NULL
+  WITH m, [s IN sets WHERE NOT s IN m.access_sets] AS new
+  WHERE size(new) > 0
+  SET m.access_sets = m.access_sets + new, m.access_version = m.access_version + 1
+}
 CALL () {
   MATCH (p:Passage)-[:SIMILAR]->(x:Passage)
   WHERE x.doc_id IN $doc_ids AND NOT p.doc_id IN $doc_ids
@@ -85,16 +97,4 @@ CALL (old_terms) {
   WHERE df = 0
   DELETE k
 }
-CALL () {
-  UNWIND $docs AS r
-  WITH collect(DISTINCT reduce(s = '', g IN coalesce(r.groups, []) | s + ',' + g)) AS sets
-  MATCH (m:Meta {id: 'kgp'})
-  WHERE m.access_sets IS NOT NULL
-  WITH m, [s IN sets WHERE NOT s IN m.access_sets] AS new
-  WHERE size(new) > 0
-  SET m.access_sets = m.access_sets + new, m.access_version = m.access_version + 1
-}
-RETURN size($docs) AS written// The documents' group sets join the graph's record of those in use (access_coverage.cypher),
-// in the same query, so no caller is ever told it reads every document while one it may not
-// read exists.
-
+RETURN size($docs) AS written

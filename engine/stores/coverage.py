@@ -47,10 +47,11 @@ def coverage(store: Any) -> tuple[object, bool]:
 
 
 def read_covered(store: Any, work: Callable[[], T], *, again: Callable[[], None]) -> T:
-    """``work()`` (reads only; what it finds reaches the caller only through its result) with
-    the document checks skipped when the store's caller reads every document; if the graph's
-    group sets changed while it ran, ``again()`` (forget what it read) and ``work()`` once more,
-    checking each document."""
+    """``work()`` (reads only; what it finds reaches the caller only through its result or
+    error, and never None) with the document checks skipped when the store's caller reads every
+    document; if the graph's group sets changed while it ran, ``again()`` (forget what it read)
+    and ``work()`` once more, checking each document. (The operator's tracer and language model
+    see what the first attempt read: they are the operator's.)"""
     caller = store.caller_now()
     if caller.admin or not store.covered_reads:
         return work()
@@ -60,9 +61,14 @@ def read_covered(store: Any, work: Callable[[], T], *, again: Callable[[], None]
     token = _COVERED.set((store, caller))
     try:
         result = work()
+    except Exception:
+        if coverage(store) == before:
+            raise
+        result = None  # what went wrong may tell of what it read: read again
     finally:
         _COVERED.reset(token)
-    if coverage(store) == before:
+    if result is not None and coverage(store) == before:
         return result
     again()
+    store.forget_counts()  # the count of readable passages it read (BM25's n)
     return work()

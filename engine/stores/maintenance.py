@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kgp.access import DEFAULT_GROUPS
+from kgp.errors import ConfigurationError
 from kgp.stores.model import PassageVector, text_hash
 
 Row = dict[str, Any]
@@ -34,6 +35,9 @@ class RunsQueries(ABC):
 class StoreMaintenance(RunsQueries):
     @abstractmethod
     def rebuild_vector_index(self) -> None: ...
+
+    @abstractmethod
+    def describe(self) -> str: ...
 
     def passages_needing_knn(self, limit: int = 1000, after: str = "") -> list[PassageVector]:
         """Passages flagged because a removed or replaced document held some of their SIMILAR
@@ -120,6 +124,11 @@ class StoreMaintenance(RunsQueries):
         version = int(rows[0]["schema"]) if rows and rows[0]["schema"] is not None else 1
         if version == SCHEMA_VERSION:
             return []
+        if version > SCHEMA_VERSION:  # an older kgp would write it without newer records
+            raise ConfigurationError(
+                f"{self.describe()} holds a graph of schema {version}, written by a newer kgp "
+                f"than this one (schema {SCHEMA_VERSION}); upgrade kgp to open it"
+            )
         steps: list[str] = []
         if version < 2:
             steps += self._migrate_to_2()

@@ -186,6 +186,10 @@ class StoreSearch(RunsQueries):
         rows = self.run("fulltext_search", {"query": self._fulltext_query(terms), "limit": limit})
         return [SearchHit(str(r["id"]), float(r["score"])) for r in rows]
 
+    def forget_counts(self) -> None:
+        """Forget every caller's count of readable passages."""
+        self._counts.clear()
+
     def readable_passages(self) -> int:
         """How many passages the caller may read (BM25's n), kept ``COUNT_SECONDS`` per caller:
         counting them walks every readable document. It depends on nothing the caller cannot
