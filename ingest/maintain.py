@@ -1,9 +1,10 @@
 """``kgp maintain``: keep a long-lived graph healthy between syncs. It finishes what stopped
 syncs left (documents not yet linked, passages flagged for new neighbours), rebuilds a vector
-index that has lost recall or piled up orphaned entries (or always, when asked), and compacts
-the store's log. Other processes keep answering questions meanwhile: while the index is built
-again their vector searches are exact (kgp.stores.falkor). Run it from a timer (cron, systemd)
-on graphs that change often; ``kgp stats`` shows the index's health without changing anything."""
+index that has lost recall or piled up orphaned entries (or always, when asked), counts the
+group sets in use again (kgp.stores.coverage), and compacts the store's log. Other processes
+keep answering questions meanwhile: while the index is built again their vector searches are
+exact (kgp.stores.falkor). Run it from a timer (cron, systemd) on graphs that change often;
+``kgp stats`` shows the index's health without changing anything."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError, StoreError
 from kgp.ingest.access import ACCESS_FILE
 from kgp.ingest.embedding import Encoder
+from kgp.ingest.maintain import maintain
 from kgp.stores.coverage import coverage, read_covered, reads_all
 from kgp.stores.tracer import QueryEvent
 
@@ -114,6 +115,21 @@ def test_a_caller_missing_a_group_checks_every_document(tmp_path: Path, encoder:
                         assert not any(e.parameters["caller_reads_all"] for e in events)
         with kg.store.reading_as(Caller(("board", "public"))):
             assert BOARD in {p.document["id"] for p in kg.retrieve(QUESTIONS[1], 6).passages}
+
+
+def test_maintenance_drops_the_sets_of_removed_documents(tmp_path: Path, encoder: Encoder) -> None:
+    """A removal leaves its document's set in the record (the public still checks every
+    document); `kgp maintain` counts the sets again, and the public reads covered."""
+    root = write_docs(tmp_path / "docs", board_only=True)
+    public = Caller(("public",))
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder, groups="*") as kg:
+        kg.sync(root)
+        kg.remove(BOARD)
+        with kg.store.reading_as(public):
+            assert coverage(kg.store)[1] is False
+        maintain(kg.syncer())
+        with kg.store.reading_as(public):
+            assert coverage(kg.store)[1] is True
 
 
 def test_a_group_change_during_a_covered_read_is_read_again_with_the_checks(
