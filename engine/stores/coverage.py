@@ -18,13 +18,29 @@ document (:attr:`GraphStore.covered_reads`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from kgp.access import Caller
 
 T = TypeVar("T")
+
+
+class CoveredStore(Protocol):
+    """What a covered read needs of a store (kgp.stores.base.GraphStore)."""
+
+    covered_reads: bool
+
+    def run(
+        self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False
+    ) -> list[dict[str, Any]]: ...
+
+    def caller_now(self) -> Caller: ...
+
+    def forget_counts(self) -> None: ...
+
+
 # admin-only reads (kgp.stores.base.ADMIN_QUERIES) that a covered read's caller may run
 COVERED_READ_QUERIES = frozenset({"fulltext_term_all"})
 
@@ -40,13 +56,13 @@ def reads_all(store: object, caller: Caller) -> bool:
     return caller.admin or (held is not None and held[0] is store and held[1] == caller)
 
 
-def coverage(store: Any) -> tuple[object, bool]:
+def coverage(store: CoveredStore) -> tuple[object, bool]:
     """The graph's access version and whether the store's caller reads every document."""
     rows = store.run("access_coverage")
     return (rows[0]["version"], bool(rows[0]["reads_all"])) if rows else (None, False)
 
 
-def read_covered(store: Any, work: Callable[[], T], *, again: Callable[[], None]) -> T:
+def read_covered(store: CoveredStore, work: Callable[[], T], *, again: Callable[[], None]) -> T:
     """``work()`` (reads only; what it finds reaches the caller only through its result or
     error, and never None) with the document checks skipped when the store's caller reads every
     document; if the graph's group sets changed while it ran, ``again()`` (forget what it read)
