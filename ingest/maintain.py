@@ -1,10 +1,11 @@
 """``kgp maintain``: keep a long-lived graph healthy between syncs. It finishes what stopped
 syncs left (documents not yet linked, passages flagged for new neighbours), rebuilds a vector
-index that has lost recall or piled up orphaned entries (or always, when asked), counts the
-group sets in use again (kgp.stores.coverage), and compacts the store's log. Other processes
-keep answering questions meanwhile: while the index is built again their vector searches are
-exact (kgp.stores.falkor). Run it from a timer (cron, systemd) on graphs that change often;
-``kgp stats`` shows the index's health without changing anything."""
+index that has lost recall, piled up orphaned entries or was built for a smaller graph (its
+efRuntime, kgp.stores.health.ef_for), or always when asked, counts the group sets in use again
+(kgp.stores.coverage), and compacts the store's log. Other processes keep answering questions
+meanwhile: while the index is built again their vector searches are exact (kgp.stores.falkor).
+Run it from a timer (cron, systemd) on graphs that change often; ``kgp stats`` shows the
+index's health without changing anything."""
 
 from __future__ import annotations
 
@@ -76,6 +77,10 @@ def rebuild_reasons(health: IndexHealth, *, asked: bool) -> list[str]:
     reasons = ["asked (--rebuild)"] if asked else []
     if health.low_recall:
         reasons.append(f"sampled recall@10 {health.recall_at_10} is below {RECALL_FLOOR}")
+    if health.ef_behind:
+        reasons.append(
+            f"built with efRuntime {health.ef_runtime}, the graph asks for {health.ef_wanted}"
+        )
     if health.orphaned:
         reasons.append(f"{health.orphans} orphaned entries for {health.passages} passages")
     return reasons

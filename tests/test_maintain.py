@@ -14,8 +14,9 @@ from kgp.ingest.embedding import Encoder
 from kgp.ingest.maintain import maintain, rebuild_reasons
 from kgp.ingest.sync import Syncer
 from kgp.settings import load_settings
-from kgp.stores import FalkorStore
-from kgp.stores.health import IndexHealth, sampled_recall
+from kgp.stores import FalkorStore, store_from_settings
+from kgp.stores import health as index_health
+from kgp.stores.health import IndexHealth, ef_for, sampled_recall
 from kgp.stores.tracer import TraceLog
 
 from tests.graphs import DIM, make_document
@@ -69,6 +70,51 @@ def test_a_low_sampled_recall_asks_for_a_rebuild() -> None:
     building = IndexHealth("building", 5000, 0)
     assert not building.needs_rebuild
     assert rebuild_reasons(IndexHealth("none", 0, 0), asked=True) == []
+
+
+def test_the_index_keeps_more_candidates_as_the_graph_grows() -> None:
+    """efRuntime by size: 256 to 50,000 passages, doubled for each fourfold growth, capped."""
+    steps = {0: 256, 50_000: 256, 50_001: 512, 200_000: 512, 200_001: 1024, 800_001: 2048}
+    assert {n: ef_for(n) for n in steps} == steps
+    assert ef_for(10**12) == index_health.EF_MOST
+    sizes = [0, 1, 10**4, 10**5, 10**6, 10**7, 10**9]
+    assert [ef_for(n) for n in sizes] == sorted(ef_for(n) for n in sizes)
+
+
+def test_an_index_built_for_a_smaller_graph_is_rebuilt(
+    data_dir: Path, encoder: Encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index a graph gets at its first sync (empty: the least efRuntime) is built again
+    with more candidates once the graph has grown past a step: at the next start (the index
+    set aside at the close is built again) and by kgp maintain in a session that keeps it; a
+    setting (KGP_VECTOR_EF) overrides the size, and a larger index than asked for is kept."""
+    monkeypatch.setattr(index_health, "EF_PASSAGES", 100)  # 512 past 100 passages
+    store = FalkorStore(data_dir=data_dir).open()
+    store.ensure_schema(DIM)  # an empty graph: 256
+    store.write_documents([make_document(f"g{i}.txt", 50, seed=i, tables=0) for i in range(5)])
+    try:
+        grown = store.index_health(sample=5)
+        assert (grown.ef_runtime, grown.ef_wanted, grown.passages) == (256, 512, 250)
+        assert grown.ef_behind and grown.needs_rebuild
+        syncer = Syncer(store=store, settings=load_settings(data_dir=data_dir), encoder=encoder)
+        report = maintain(syncer, sample=5)
+        assert report.reasons == ["built with efRuntime 256, the graph asks for 512"]
+        assert report.after is not None and report.after.ef_runtime == 512
+        assert not report.after.needs_rebuild and report.after.recall_at_10 == 1.0
+    finally:
+        store.close()
+    fixed = FalkorStore(data_dir=data_dir, ef_runtime=4000, park=False).open()  # built again
+    try:
+        fixed.await_vector_index()
+        assert fixed.index_health(sample=0).ef_runtime == 4000
+    finally:
+        fixed.close()
+    monkeypatch.setenv("KGP_VECTOR_EF", "300")
+    settings = load_settings(data_dir=data_dir, fast_reopen=False)
+    assert settings.vector_ef == 300
+    with store_from_settings(settings) as again:  # the last start's index is kept
+        health = again.index_health(sample=0)
+        assert (health.ef_runtime, health.ef_wanted, health.ef_behind) == (4000, 300, False)
 
 
 def test_searches_of_another_store_go_on_while_the_index_is_rebuilt(data_dir: Path) -> None:

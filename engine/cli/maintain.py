@@ -32,8 +32,9 @@ def maintain(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
 ) -> None:
     """Finish what stopped syncs left, rebuild the vector index when its sampled recall@10
-    falls below 0.95 or orphaned entries pile up (or with --rebuild), and compact the store's
-    log. Other processes keep answering meanwhile. Run it from a timer on busy graphs.
+    falls below 0.95, orphaned entries pile up or it keeps fewer search candidates than the
+    graph's size asks for (KGP_VECTOR_EF), or with --rebuild, and compact the store's log.
+    Other processes keep answering meanwhile. Run it from a timer on busy graphs.
 
     Example: kgp maintain --json
     """
@@ -71,7 +72,10 @@ def describe(health: IndexHealth) -> str:
         if health.recall_at_10 is not None
         else ""
     )
+    ef = f", efRuntime {health.ef_runtime}" if health.ef_runtime is not None else ""
+    if health.ef_behind:
+        ef += f" (the graph asks for {health.ef_wanted}: kgp maintain)"
     return (
         f"vector index {health.state}: {health.passages} passages, {health.orphans} orphaned "
-        f"entries{recall}"
+        f"entries{recall}{ef}"
     )

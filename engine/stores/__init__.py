@@ -74,6 +74,7 @@ def store_from_settings(settings: Settings, tracer: Tracer | None = None) -> Gra
         graph=settings.graph,
         tracer=tracer,
         park=settings.fast_reopen,
+        ef_runtime=settings.vector_ef,
     )
 
 

@@ -21,7 +21,7 @@ from kgp.stores.base import GraphStore
 from kgp.stores.falkor_indexes import INDEX_STALL_SECONDS, wait_for_indexes
 from kgp.stores.falkor_params import params_header, plain
 from kgp.stores.falkor_server import STALL_SECONDS, EmbeddedServer
-from kgp.stores.health import IndexHealth, sampled_recall, too_many_orphans
+from kgp.stores.health import IndexHealth, ef_for, sampled_recall, too_many_orphans
 from kgp.stores.maintenance import Row
 from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
@@ -76,14 +76,14 @@ class FalkorStore(GraphStore):
         graph: str = "kgp",
         tracer: Tracer | None = None,
         start_timeout: float = 30.0,
-        ef_runtime: int = 256,
+        ef_runtime: int | None = None,
         park: bool = True,
         stall_seconds: float = STALL_SECONDS,
     ) -> None:
         super().__init__(tracer=tracer)
         self.server = EmbeddedServer(data_dir=data_dir, start_timeout=start_timeout)
         self.graph_name = graph
-        self.ef_runtime = ef_runtime
+        self.ef_runtime = ef_runtime  # the vector index's efRuntime; None: by the graph's size
         self._db: FalkorDB | None = None
         self._graph: Graph | None = None
         self._vectors_ready = True  # False while the vector index is built after a start
@@ -155,7 +155,7 @@ class FalkorStore(GraphStore):
             if not rows:
                 return False  # no passages yet: the first sync creates the index
             dimension = len(rows[0]["embedding"])
-            params = {"dimension": dimension, "ef_runtime": self.ef_runtime}
+            params = self._vector_index_options(dimension)
             before = self.server.log.end()
             self._locked_write("index_passage_vector", params, "cannot build the vector index")
             self.server.log.mark(before)  # the stop takes this back if nothing else is written
@@ -200,10 +200,11 @@ class FalkorStore(GraphStore):
             if self.vector_dimension() is None:
                 return IndexHealth("none", 0, 0)
             live, orphans = self.vector_index_entries()
+            built, wanted = self._built_ef(), self.vector_ef()
             if "Passage" in self._building():
-                return IndexHealth("building", live, orphans)
+                return IndexHealth("building", live, orphans, ef_runtime=built, ef_wanted=wanted)
         sampled, recall = sampled_recall(self, sample, live)
-        return IndexHealth("complete", live, orphans, sampled, recall)
+        return IndexHealth("complete", live, orphans, sampled, recall, built, wanted)
 
     def await_vector_index(self) -> None:
         if not self._vectors_ready or self._building():  # (another process's start, too)
@@ -330,7 +331,7 @@ class FalkorStore(GraphStore):
 
     def _recreate_vector_index(self, dimension: int) -> None:
         self.run("drop_passage_vector", write=True)
-        params = {"dimension": dimension, "ef_runtime": self.ef_runtime}
+        params = self._vector_index_options(dimension)
         self.run("index_passage_vector", params, write=True)
 
     def heal_vector_index(self) -> bool:
@@ -348,6 +349,25 @@ class FalkorStore(GraphStore):
 
     def vector_dimension(self) -> int | None:
         return self._indexes()[1]
+
+    def vector_ef(self, passages: int | None = None) -> int:
+        """The efRuntime a vector index built now gets: the setting (KGP_VECTOR_EF), or by the
+        graph's size (kgp.stores.health.ef_for; a start builds the index again, so it follows
+        the graph's growth from one session to the next)."""
+        if self.ef_runtime is not None:
+            return self.ef_runtime
+        return ef_for(self.count_passages() if passages is None else passages)
+
+    def _vector_index_options(self, dimension: int) -> dict[str, int]:
+        return {"dimension": dimension, "ef_runtime": self.vector_ef()}
+
+    def _built_ef(self) -> int | None:
+        """The vector index's efRuntime as FalkorDB reports it (None without an index)."""
+        for row in self.run("list_indexes"):
+            options = dict(row["options"] or {})
+            if row["label"] == "Passage" and "embedding" in options:
+                return int(options["embedding"]["efRuntime"])
+        return None
 
     def _indexes(self) -> tuple[set[tuple[str, str, str]], int | None]:
         """The indexes as (label or type, property, kind), and the vector index's dimension
@@ -388,7 +408,7 @@ class FalkorStore(GraphStore):
             self.run("index_passage_fulltext", write=True)
             created = added_to_passages = True
         if ("Passage", "embedding", "VECTOR") not in indexed:
-            params = {"dimension": dimension, "ef_runtime": self.ef_runtime}
+            params = self._vector_index_options(dimension)
             self.run("index_passage_vector", params, write=True)
             created = True
         elif added_to_passages and self.vector_index_bound():

@@ -1,7 +1,9 @@
 """How healthy a graph's vector index is: whether it is complete, how many orphaned entries it
 holds (FalkorDB 4.16 keeps the vector of every rewritten or deleted passage, issue #2179), and
-the recall@10 of vector search against exact search on a sample of passages. ``kgp stats``
-shows it; ``kgp maintain`` rebuilds an index that has lost recall."""
+the recall@10 of vector search against exact search on a sample of passages, and the number
+of candidates its searches keep (HNSW's efRuntime, which kgp raises as the graph grows:
+:func:`ef_for`). ``kgp stats`` shows it; ``kgp maintain`` rebuilds an index that has lost recall
+or was built for a smaller graph."""
 
 from __future__ import annotations
 
@@ -12,6 +14,22 @@ from kgp.access import ADMIN_CALLER
 
 RECALL_FLOOR = 0.95  # a sampled recall@10 below this asks for a rebuild
 ORPHAN_MIN = 1000  # never rebuild for fewer orphans than this (nor for under a fifth)
+EF_LEAST = 256  # the vector index's efRuntime up to EF_PASSAGES passages
+EF_PASSAGES = 50_000
+EF_MOST = 4096
+
+
+def ef_for(passages: int) -> int:
+    """The efRuntime kgp builds a graph's vector index with (the candidates each search keeps):
+    EF_LEAST up to EF_PASSAGES passages, twice as many each time the graph is four times larger,
+    at most EF_MOST; pure. HNSW at a fixed efRuntime loses recall as the graph grows (recall@10 of
+    the scale bench's questions at 256: 0.996 at 10k, 0.947 at 100k, 0.836 at 300k, 0.692 at 1M);
+    by this schedule 0.983 at 100k (512) and 0.966 at 300k (1024), for 1.0 and 3.1 ms more per
+    vector search there (docs/benchmarks.md, "The vector index's candidates")."""
+    ef, size = EF_LEAST, EF_PASSAGES
+    while passages > size and ef < EF_MOST:
+        ef, size = 2 * ef, 4 * size
+    return ef
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +39,8 @@ class IndexHealth:
     orphans: int  # entries of passages that are gone
     sampled: int = 0  # passages whose 10 nearest were compared with exact search
     recall_at_10: float | None = None
+    ef_runtime: int | None = None  # the index's efRuntime (None where the store has none)
+    ef_wanted: int | None = None  # what kgp would build it with now (the setting or ef_for)
 
     @property
     def low_recall(self) -> bool:
@@ -31,8 +51,17 @@ class IndexHealth:
         return too_many_orphans(self.passages, self.orphans)
 
     @property
+    def ef_behind(self) -> bool:
+        """Built with fewer candidates than the graph's size (or the setting) asks for now; an
+        index built with more is left alone (a graph that shrank past a step, or a lowered
+        setting, gets it at the next start, or kgp maintain --rebuild)."""
+        if self.ef_runtime is None or self.ef_wanted is None:
+            return False
+        return self.ef_runtime < self.ef_wanted
+
+    @property
     def needs_rebuild(self) -> bool:
-        return self.state == "complete" and (self.low_recall or self.orphaned)
+        return self.state == "complete" and (self.low_recall or self.orphaned or self.ef_behind)
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "needs_rebuild": self.needs_rebuild}
