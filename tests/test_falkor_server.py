@@ -395,6 +395,6 @@ def test_the_schema_is_made_after_a_stuck_server_is_started_again(data_dir: Path
         store._execute = execute  # type: ignore[method-assign]
         store.ensure_schema(DIM)
         assert stopped and not _pid_alive(stopped[0])
-        assert store._indexes()[1] == DIM  # the vector index, the last one made
+        assert store.vector_dimension() == DIM  # the vector index, the last one made
     finally:
         store.close()

@@ -18,7 +18,7 @@ from kgp.errors import (
     StoreUnavailableError,
 )
 from kgp.stores.base import GraphStore
-from kgp.stores.falkor_indexes import INDEX_STALL_SECONDS, wait_for_indexes
+from kgp.stores.falkor_indexes import INDEX_STALL_SECONDS, indexes_of, wait_for_indexes
 from kgp.stores.falkor_params import params_header, plain
 from kgp.stores.falkor_server import STALL_SECONDS, EmbeddedServer
 from kgp.stores.health import IndexHealth, ef_for, sampled_recall, too_many_orphans
@@ -134,9 +134,9 @@ class FalkorStore(GraphStore):
         if self.server.log.only_start_writes():
             return True
         with self.reading_as(ADMIN_CALLER):
-            indexed, dimension = self._indexes()
+            indexed, vector = self._indexes()
             drops = [d for label, prop, _, d in WRITE_INDEXES if (label, prop, "RANGE") in indexed]
-            if dimension is not None and self.run("any_passage_vector"):
+            if vector and self.run("any_passage_vector"):
                 drops.append("drop_passage_vector")  # an empty index costs nothing to load
         if drops:
             for name in drops:
@@ -155,7 +155,7 @@ class FalkorStore(GraphStore):
             if not rows:
                 return False  # no passages yet: the first sync creates the index
             dimension = len(rows[0]["embedding"])
-            params = self._vector_index_options(dimension)
+            params = {"dimension": dimension, "ef_runtime": self.vector_ef()}
             before = self.server.log.end()
             self._locked_write("index_passage_vector", params, "cannot build the vector index")
             self.server.log.mark(before)  # the stop takes this back if nothing else is written
@@ -197,10 +197,11 @@ class FalkorStore(GraphStore):
 
     def index_health(self, sample: int = 10) -> IndexHealth:
         with self.reading_as(ADMIN_CALLER):
-            if self.vector_dimension() is None:
+            vector = self._indexes()[1]
+            if not vector:
                 return IndexHealth("none", 0, 0)
             live, orphans = self.vector_index_entries()
-            built, wanted = self._built_ef(), self.vector_ef()
+            built, wanted = int(vector["efRuntime"]), self.vector_ef()
             if "Passage" in self._building():
                 return IndexHealth("building", live, orphans, ef_runtime=built, ef_wanted=wanted)
         sampled, recall = sampled_recall(self, sample, live)
@@ -331,7 +332,7 @@ class FalkorStore(GraphStore):
 
     def _recreate_vector_index(self, dimension: int) -> None:
         self.run("drop_passage_vector", write=True)
-        params = self._vector_index_options(dimension)
+        params = {"dimension": dimension, "ef_runtime": self.vector_ef()}
         self.run("index_passage_vector", params, write=True)
 
     def heal_vector_index(self) -> bool:
@@ -348,39 +349,17 @@ class FalkorStore(GraphStore):
         return too_many_orphans(live, orphans)
 
     def vector_dimension(self) -> int | None:
-        return self._indexes()[1]
+        vector = self._indexes()[1]
+        return int(vector["dimension"]) if vector else None
 
-    def vector_ef(self, passages: int | None = None) -> int:
-        """The efRuntime a vector index built now gets: the setting (KGP_VECTOR_EF), or by the
-        graph's size (kgp.stores.health.ef_for; a start builds the index again, so it follows
-        the graph's growth from one session to the next)."""
-        if self.ef_runtime is not None:
-            return self.ef_runtime
-        return ef_for(self.count_passages() if passages is None else passages)
+    def vector_ef(self) -> int:
+        """The efRuntime a vector index built now gets: KGP_VECTOR_EF, or by the graph's size
+        (kgp.stores.health.ef_for; each start builds the index again, so it follows growth)."""
+        return self.ef_runtime or ef_for(self.count_passages())
 
-    def _vector_index_options(self, dimension: int) -> dict[str, int]:
-        return {"dimension": dimension, "ef_runtime": self.vector_ef()}
-
-    def _built_ef(self) -> int | None:
-        """The vector index's efRuntime as FalkorDB reports it (None without an index)."""
-        for row in self.run("list_indexes"):
-            options = dict(row["options"] or {})
-            if row["label"] == "Passage" and "embedding" in options:
-                return int(options["embedding"]["efRuntime"])
-        return None
-
-    def _indexes(self) -> tuple[set[tuple[str, str, str]], int | None]:
-        """The indexes as (label or type, property, kind), and the vector index's dimension
-        (None without one)."""
-        indexed: set[tuple[str, str, str]] = set()
-        vector_dimension = None
-        for row in self.run("list_indexes"):
-            label = str(row["label"])
-            for prop, kinds in dict(row["types"]).items():
-                indexed.update((label, str(prop), str(kind)) for kind in kinds)
-            if label == "Passage" and "embedding" in dict(row["options"] or {}):
-                vector_dimension = int(row["options"]["embedding"]["dimension"])
-        return indexed, vector_dimension
+    def _indexes(self) -> tuple[set[tuple[str, str, str]], dict[str, Any]]:
+        """The indexes as (label or type, property, kind), and the vector index's options."""
+        return indexes_of(self.run("list_indexes"))
 
     def ensure_schema(self, dimension: int) -> None:
         """Create the indexes the graph lacks (each checked first, so making it again after a
@@ -392,10 +371,10 @@ class FalkorStore(GraphStore):
             self._ensure_schema(dimension)
 
     def _ensure_schema(self, dimension: int) -> None:
-        indexed, vector_dimension = self._indexes()
-        if vector_dimension is not None and vector_dimension != dimension:
+        indexed, vector = self._indexes()
+        if vector and int(vector["dimension"]) != dimension:
             raise ConfigurationError(
-                f"{self.describe()} holds {vector_dimension}-dimension embeddings but the "
+                f"{self.describe()} holds {vector['dimension']}-dimension embeddings but the "
                 f"encoder gives {dimension}; use the graph's encoder or a new data directory"
             )
         created = added_to_passages = False
@@ -408,7 +387,7 @@ class FalkorStore(GraphStore):
             self.run("index_passage_fulltext", write=True)
             created = added_to_passages = True
         if ("Passage", "embedding", "VECTOR") not in indexed:
-            params = self._vector_index_options(dimension)
+            params = {"dimension": dimension, "ef_runtime": self.vector_ef()}
             self.run("index_passage_vector", params, write=True)
             created = True
         elif added_to_passages and self.vector_index_bound():

@@ -1,4 +1,5 @@
-"""Waiting for FalkorDB's indexes to be built, for as long as the build goes on.
+"""FalkorDB's indexes: which there are, and waiting for them to be built for as long as the
+build goes on.
 
 FalkorDB builds its indexes in the background (after loading a snapshot, and the vector index
 after every start of kgp's embedded server, which sets it aside at the last close), and a write
@@ -13,7 +14,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from kgp.errors import StoreUnavailableError
 
@@ -27,6 +29,23 @@ def progress(status: str) -> tuple[int, int] | None:
     UNDER CONSTRUCTION"); None when it gives no count."""
     found = _PROGRESS.search(status)
     return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def indexes_of(
+    rows: Iterable[Mapping[str, Any]],
+) -> tuple[set[tuple[str, str, str]], dict[str, Any]]:
+    """``db.indexes()``'s rows (``list_indexes``) as (label or type, property, kind), and the
+    passage vector index's options (dimension, efRuntime, ...; empty without one); pure."""
+    indexed: set[tuple[str, str, str]] = set()
+    vector: dict[str, Any] = {}
+    for row in rows:
+        label = str(row["label"])
+        for prop, kinds in dict(row["types"]).items():
+            indexed.update((label, str(prop), str(kind)) for kind in kinds)
+        options = dict(row["options"] or {})
+        if label == "Passage" and "embedding" in options:
+            vector = dict(options["embedding"])
+    return indexed, vector
 
 
 def describe(building: Mapping[str, str]) -> str:
