@@ -102,7 +102,14 @@ def test_an_index_built_for_a_smaller_graph_is_rebuilt(
         assert report.after is not None and report.after.ef_runtime == 512
         assert not report.after.needs_rebuild and report.after.recall_at_10 == 1.0
     finally:
-        store.close()
+        store.close()  # sets the index aside: the next start builds it again
+    monkeypatch.setattr(index_health, "EF_PASSAGES", 50)  # as if it had grown: 1024
+    grew = FalkorStore(data_dir=data_dir).open()
+    try:
+        grew.await_vector_index()
+        assert grew.index_health(sample=0).ef_runtime == 1024
+    finally:
+        grew.close()
     fixed = FalkorStore(data_dir=data_dir, ef_runtime=4000, park=False).open()  # built again
     try:
         fixed.await_vector_index()

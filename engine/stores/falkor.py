@@ -331,8 +331,8 @@ class FalkorStore(GraphStore):
         self.rebuild_vector_index()
 
     def _recreate_vector_index(self, dimension: int) -> None:
+        params = {"dimension": dimension, "ef_runtime": self.vector_ef()}  # (a read: first)
         self.run("drop_passage_vector", write=True)
-        params = {"dimension": dimension, "ef_runtime": self.vector_ef()}
         self.run("index_passage_vector", params, write=True)
 
     def heal_vector_index(self) -> bool:
