@@ -72,8 +72,8 @@ class Settings(BaseSettings):
     # KGP_FAST_REOPEN=0 keeps them
     fast_reopen: bool = True
     # the embedded store's vector index: candidates each search keeps (HNSW's efRuntime); unset,
-    # by the graph's size (256 to 50,000 passages, kgp.stores.health.ef_for); a start or
-    # kgp maintain builds the index with it
+    # by the graph's size (256 to 50,000 passages, kgp.stores.health.ef_for); each start builds
+    # the index with it, and kgp maintain rebuilds an index built with fewer
     vector_ef: int | None = Field(default=None, ge=10, le=65_536)
 
     neo4j_uri: str = "neo4j://localhost:7687"
