@@ -6,7 +6,6 @@ machine of adds, regroupings, removals and maintenance), and exact once maintena
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -200,9 +199,13 @@ class AccessRecordMachine(RuleBasedStateMachine):
     (new text: write_documents), removed and maintained; the record of group sets must never
     tell a caller it reads all while a document it may not read exists."""
 
+    root: Path  # the test's tmp_path: one folder per example, removed with it
+    examples = 0
+
     def __init__(self) -> None:
         super().__init__()
-        self.dir = Path(tempfile.mkdtemp(prefix="kgp-access-record-"))
+        AccessRecordMachine.examples += 1
+        self.dir = self.root / f"example-{self.examples}"
         self.kg = kgp.open(data_dir=self.dir / "kb", loaded_encoder=ENCODER[0], groups="*")
         self.groups: dict[str, list[str]] = {}  # live documents and their groups
         self.synced = False
@@ -272,8 +275,11 @@ class AccessRecordMachine(RuleBasedStateMachine):
 ENCODER: list[Encoder] = []
 
 
-def test_the_record_of_group_sets_is_never_short_of_those_in_use(encoder: Encoder) -> None:
+def test_the_record_of_group_sets_is_never_short_of_those_in_use(
+    encoder: Encoder, tmp_path: Path
+) -> None:
     ENCODER[:] = [encoder]
+    AccessRecordMachine.root = tmp_path
     machine = AccessRecordMachine.TestCase
     machine.settings = settings(
         max_examples=25,
