@@ -177,9 +177,14 @@ class SimilarityLinker:
         matrix = group.matrix(0)
         index = {pid: i for i, pid in enumerate(new_ids)}
         near: dict[str, dict[int, float]] = {}  # stored passage -> new passages it is close to
+        # a passage not weak has k neighbours all above floor + EPS (below k only while the
+        # graph has at most k passages, when the floor is 1.0): one no more similar than the
+        # floor to any new passage gains none, and its list need not be read (at 300k passages
+        # most of the deep searches' hits)
+        least = group.floor if group.floor < 1.0 and not group.whole else -np.inf
         for i, row in enumerate(group.candidates):
             for pid, sim in row.items():
-                if pid not in index:
+                if pid not in index and sim > least:
                     near.setdefault(pid, {})[i] = sim
         weak = set(group.weak) - index.keys()
         links = self.memory.links([*near, *weak])
