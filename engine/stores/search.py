@@ -82,6 +82,11 @@ class StoreSearch(RunsQueries):
         if not vectors or want < 1:
             return [[] for _ in vectors]
         results: list[list[tuple[str, float]]] = [[] for _ in vectors]
+        # once a vector has its ``want`` hits, a deeper search needs only what lies above its
+        # ``want``-th (less TIE) or the floor: the query returns no more (most of a deep search,
+        # which asks again from the top), and the least similarity it saw says whether the
+        # search went below that bar
+        bars: dict[int, float] = {}
         pending = list(range(len(vectors)))
         depth = max(start or 0, first_depth(want))
         if depth_cap is not None:
@@ -94,6 +99,7 @@ class StoreSearch(RunsQueries):
                     "limit": depth,
                     "exclude": list(exclude_ids[i]) if i < len(exclude_ids) else [],
                     "exclude_doc": exclude_docs[i] if i < len(exclude_docs) else "",
+                    "floor": bars.get(i),
                 }
                 for i in pending
             ]
@@ -109,11 +115,16 @@ class StoreSearch(RunsQueries):
                 best = {str(pid): float(sim) for pid, sim in (row["hits"] if row else [])}
                 hits = sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))
                 results[i] = hits
-                short = (
-                    len(hits) < want
-                    or hits[-1][1] >= hits[want - 1][1] - TIE
-                    or (floor is not None and hits[-1][1] > floor)
-                )
+                if len(hits) < want:
+                    short = True
+                else:
+                    bar = hits[want - 1][1] - TIE
+                    if floor is not None:
+                        bar = min(bar, floor)
+                    # (the exact search, while the index is built, returns no least similarity)
+                    lowest = row.get("lowest", hits[-1][1]) if row else None
+                    short = lowest is None or lowest >= bar
+                    bars[i] = min(bar, bars.get(i, bar))
                 if short:
                     still.append(i)
                     fewest = min(fewest, len(hits))
