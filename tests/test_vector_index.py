@@ -84,6 +84,43 @@ def test_a_search_started_deeper_finds_the_same_passages(fresh_store: GraphStore
         assert not any(pid.startswith("d1.txt") for pid, _ in after)
     capped = store.nearest(vectors, want=5, depth_cap=10, start=60)
     assert capped == store.nearest(vectors, want=5, depth_cap=10)
+    # ``above`` (a bar the 5 nearest are known to clear, as the linker's floor): the same
+    # passages above it, and nothing below it comes back
+    barred = store.nearest(
+        vectors, want=5, floor=floor, exclude_docs=["d1.txt"] * 5, start=60, above=[floor] * 5
+    )
+    for before, after in zip(plain, barred, strict=True):
+        assert after == [(pid, sim) for pid, sim in before if sim > floor]
+
+
+def test_deeper_rounds_return_only_what_lies_above_the_bar(fresh_store: GraphStore) -> None:
+    """Once a vector has its hits, a search asked again deeper (for ties at the cut, or for
+    a floor) returns what lies above its ``want``-th less the tie margin, or the floor: the
+    same passages above it as every entry, and fewer rows."""
+    store = fresh_store
+    for seed in range(4):
+        store.write_document(make_document(f"d{seed}.txt", 40, seed=seed, tables=0))
+    vectors = list(own_vectors(store, "d2.txt", 40).values())[:4]
+    floor = 0.05
+    asked: list[list[dict[str, object]]] = []
+    original = store._knn_candidates
+
+    def counted(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+        answer = original(rows)
+        asked.append(answer)
+        return answer
+
+    store._knn_candidates = counted  # type: ignore[method-assign]
+    found = store.nearest(vectors, want=5, floor=floor)
+    store._knn_candidates = original  # type: ignore[method-assign]
+    everything = store.nearest(vectors, want=160)  # every passage, best first
+    assert len(asked) > 1, "the floor lies past the first depth"
+    for vector_hits, whole in zip(found, everything, strict=True):
+        assert vector_hits == [(pid, sim) for pid, sim in whole if sim > floor]
+    for row in (r for answer in asked[1:] for r in answer):
+        assert all(sim > floor for _, sim in row["hits"])  # type: ignore[attr-defined]
+    if isinstance(store, FalkorStore):
+        assert store.search_breadth() == store.vector_ef() == 256
 
 
 def test_creating_documents_and_edges_leaves_no_orphan(fresh_store: GraphStore) -> None:

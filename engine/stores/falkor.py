@@ -352,6 +352,10 @@ class FalkorStore(GraphStore):
         vector = self._indexes()[1]
         return int(vector["dimension"]) if vector else None
 
+    def search_breadth(self) -> int:
+        vector = self._indexes()[1]
+        return int(vector.get("efRuntime", 0)) if vector else 0
+
     def vector_ef(self) -> int:
         """The efRuntime a vector index built now gets: KGP_VECTOR_EF, or by the graph's size
         (kgp.stores.health.ef_for; each start builds the index again, so it follows growth)."""

@@ -65,6 +65,7 @@ class StoreSearch(RunsQueries):
         exclude_ids: Sequence[Sequence[str]] = (),
         depth_cap: int | None = None,
         start: int | None = None,
+        above: Sequence[float] = (),
     ) -> list[list[tuple[str, float]]]:
         """For each vector, its nearest passages as ``(id, cosine)``, best first (ties by id):
         at least ``want`` of them with every passage tied with the ``want``-th (within
@@ -78,7 +79,9 @@ class StoreSearch(RunsQueries):
         excluded passages and those of documents the caller may not read take places in the
         index's answer without being returned. A depth of the index's size bound (live passages
         plus orphans) has seen everything; ``depth_cap`` stops earlier. ``start``: the first
-        depth, where a caller knows the vectors need more than :func:`first_depth`."""
+        depth, where a caller knows the vectors need more than :func:`first_depth`; ``above``:
+        per vector, a similarity its ``want`` hits are known to lie above (only what lies above
+        it is returned)."""
         if not vectors or want < 1:
             return [[] for _ in vectors]
         results: list[list[tuple[str, float]]] = [[] for _ in vectors]
@@ -86,7 +89,7 @@ class StoreSearch(RunsQueries):
         # ``want``-th (less TIE) or the floor: the query returns no more (most of a deep search,
         # which asks again from the top), and the least similarity it saw says whether the
         # search went below that bar
-        bars: dict[int, float] = {}
+        bars: dict[int, float] = dict(enumerate(above))
         pending = list(range(len(vectors)))
         depth = max(start or 0, first_depth(want))
         if depth_cap is not None:
@@ -121,8 +124,7 @@ class StoreSearch(RunsQueries):
                     bar = hits[want - 1][1] - TIE
                     if floor is not None:
                         bar = min(bar, floor)
-                    # (the exact search, while the index is built, returns no least similarity)
-                    lowest = row.get("lowest", hits[-1][1]) if row else None
+                    lowest = row["lowest"] if row else None
                     short = lowest is None or lowest >= bar
                     bars[i] = min(bar, bars.get(i, bar))
                 if short:
@@ -151,6 +153,12 @@ class StoreSearch(RunsQueries):
         rewritten passages it still holds; 0 where the store removes them)."""
         rows = self.run("vector_index_bound")
         return (int(rows[0]["live"]), int(rows[0]["orphans"])) if rows else (0, 0)
+
+    def search_breadth(self) -> int:
+        """How many candidates the vector index examines per search whatever depth is asked
+        (FalkorDB's efRuntime): asking that deep costs the index no more than asking less.
+        0 where the store does not say."""
+        return 0
 
     def vector_index_bound(self) -> int:
         """How deep a vector search must go to see every entry of the index."""
