@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from kgp.access import ADMIN_CALLER
 from kgp.ingest.memory import Memory
 from kgp.ingest.scores import Ranked, best_of, exact_scores, merge, offered
 from kgp.ranking import top
@@ -177,11 +178,16 @@ class SimilarityLinker:
         matrix = group.matrix(0)
         index = {pid: i for i, pid in enumerate(new_ids)}
         near: dict[str, dict[int, float]] = {}  # stored passage -> new passages it is close to
-        # a passage not weak has k neighbours all above floor + EPS (below k only while the
-        # graph has at most k passages, when the floor is 1.0): one no more similar than the
-        # floor to any new passage gains none, and its list need not be read (at 300k passages
-        # most of the deep searches' hits)
-        least = group.floor if group.floor < 1.0 and not group.whole else -np.inf
+        # a passage not weak, in a graph that held more than k passages besides the group's,
+        # has k neighbours all above floor + EPS: one no more similar than the floor to any new
+        # passage gains none, and its list need not be read (at 300k passages most of the deep
+        # searches' hits). With at most k others (few, or a large k) each may have fewer than
+        # k, its edges all above the floor: every candidate is read.
+        least = -np.inf
+        if group.floor < 1.0 and not group.whole:
+            with self.store.reading_as(ADMIN_CALLER):
+                others = self.store.count_passages() - len(new_ids)
+            least = group.floor if others > self.k else -np.inf
         for i, row in enumerate(group.candidates):
             for pid, sim in row.items():
                 if pid not in index and sim > least:

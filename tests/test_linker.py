@@ -271,3 +271,30 @@ def test_kept_weakest_edges_are_read_again_while_a_flag_waits() -> None:
     store.flags = 0
     memory.links(["a", "b"])
     assert store.asked[5:] == ["b"]  # a was kept from the fresh read; b, flagged, was not
+
+
+def test_a_graph_of_at_most_k_passages_is_linked_whole_whatever_its_floor(
+    tmp_path: Path,
+) -> None:
+    """With k = 20, 18 passages have 306 edges, more than the floor's least budget: the floor
+    sinks below 1.0 while every passage still has fewer than k neighbours. An unrelated
+    document added in a new session must still reach each of them (none is weak: their
+    edges lie above the floor; the new passages lie below it)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    words = [f"shared{n}" for n in range(12)]
+    chooser = random.Random(5)
+    # a centre (every shared word) nearer to each passage than they are to one another
+    texts = [" ".join(words)] + [" ".join(chooser.sample(words, 6)) for _ in range(17)]
+    (folder / "close.md").write_text("\n\n".join(f"{text}." for text in texts))
+    options = {"data_dir": tmp_path / "kb", "knn_k": 20}
+    with kgp.open(loaded_encoder=StandInEncoder(), **options) as kg:
+        kg.add(folder / "close.md")
+    (folder / "far.md").write_text(
+        "\n\n".join(f"unrelated{n} other{n} words{n} here{n}." for n in range(6))
+    )
+    with kgp.open(loaded_encoder=StandInEncoder(), **options) as kg:
+        kg.add(folder / "far.md")
+        stored, expected = lists_and_exact(kg, k=20)
+    assert len(stored) == 24
+    assert stored == expected

@@ -80,8 +80,8 @@ class StoreSearch(RunsQueries):
         index's answer without being returned. A depth of the index's size bound (live passages
         plus orphans) has seen everything; ``depth_cap`` stops earlier. ``start``: the first
         depth, where a caller knows the vectors need more than :func:`first_depth`; ``above``:
-        per vector, a similarity its ``want`` hits are known to lie above (only what lies above
-        it is returned)."""
+        per vector, a similarity its ``want`` hits and their ties are known to lie above (only what
+        lies above it is returned)."""
         if not vectors or want < 1:
             return [[] for _ in vectors]
         results: list[list[tuple[str, float]]] = [[] for _ in vectors]
