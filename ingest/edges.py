@@ -152,8 +152,8 @@ class SimilarityLinker:
             edges: list[SimilarEdge] = []
             for row, pid in enumerate(pids):
                 scores = dict(best_of(inside[row], ids[:end], self.k, skip=offset + row))
-                known = [c for c in self._contenders(group.candidates[offset + row], self.k)]
-                known = [c for c in known if c in stored]
+                contenders = self._contenders(group.candidates[offset + row], self.k)
+                known = [c for c in contenders if c in stored]
                 if known:
                     values = exact_scores(matrix[row], np.stack([stored[c] for c in known]))
                     scores.update(zip(known, (float(v) for v in values), strict=True))
@@ -178,16 +178,13 @@ class SimilarityLinker:
         matrix = group.matrix(0)
         index = {pid: i for i, pid in enumerate(new_ids)}
         near: dict[str, dict[int, float]] = {}  # stored passage -> new passages it is close to
-        # a passage not weak, in a graph that held more than k passages besides the group's,
-        # has k neighbours all above floor + EPS: one no more similar than the floor to any new
-        # passage gains none, and its list need not be read (at 300k passages most of the deep
-        # searches' hits). With at most k others (few, or a large k) each may have fewer than
-        # k, its edges all above the floor: every candidate is read.
+        # past k passages besides the group's, one not weak has k neighbours above floor + EPS:
+        # no more similar than the floor to every new one, it gains none and is not read
         least = -np.inf
         if group.floor < 1.0 and not group.whole:
             with self.store.reading_as(ADMIN_CALLER):
-                others = self.store.count_passages() - len(new_ids)
-            least = group.floor if others > self.k else -np.inf
+                if self.store.count_passages() - len(new_ids) > self.k:
+                    least = group.floor
         for i, row in enumerate(group.candidates):
             for pid, sim in row.items():
                 if pid not in index and sim > least:
@@ -270,11 +267,10 @@ class SimilarityLinker:
         self.store.set_knn_budget(self.weak_per_passage)  # for the next long sync
 
     def _seed(self, group: Group) -> None:
-        """A long sync starts from the budget the last one tuned: resumed at 373k passages
-        from the default, its first 8,200 passages spent 88 s searching past the first depth
-        while the budget doubled its way up to 116 (docs/benchmarks.md, Scale). A small group
-        (an added document) keeps the default: in a new process every weak passage's vector
-        must be fetched, which the tuned budget does not count."""
+        """A long sync starts from the budget the last one tuned (resumed at 373k passages
+        from the default, its first 8,200 passages spent 88 s past the first depth while the
+        budget doubled up to 116). A small group (an added document) keeps the default: in a
+        new process each weak passage's vector is fetched, which the tuned budget ignores."""
         if self._seeded:
             return
         self._seeded = True
