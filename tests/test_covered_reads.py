@@ -6,6 +6,7 @@ machine of adds, regroupings, removals and maintenance), and exact once maintena
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -199,13 +200,11 @@ class AccessRecordMachine(RuleBasedStateMachine):
     (new text: write_documents), removed and maintained; the record of group sets must never
     tell a caller it reads all while a document it may not read exists."""
 
-    root: Path  # the test's tmp_path: one folder per example, removed with it
-    examples = 0
+    root: Path  # the test's tmp_path: a folder in it per example, removed with it
 
     def __init__(self) -> None:
         super().__init__()
-        AccessRecordMachine.examples += 1
-        self.dir = self.root / f"example-{self.examples}"
+        self.dir = Path(tempfile.mkdtemp(dir=self.root))
         self.kg = kgp.open(data_dir=self.dir / "kb", loaded_encoder=ENCODER[0], groups="*")
         self.groups: dict[str, list[str]] = {}  # live documents and their groups
         self.synced = False

@@ -1,8 +1,8 @@
 // Nearest passages of many vectors at once, each to its own depth r.limit, with their cosine
 // similarity (Neo4j's score is (1 + cosine) / 2); per vector, one document and a few ids are left
-// out, and with r.floor the passages no more similar than it. Also the index's size (Neo4j keeps
+// out, and with r.bar the passages no more similar than it. Also the index's size (Neo4j keeps
 // no orphaned vectors: the passages): a search that deep has seen everything; and per vector the
-// least similarity among the entries the index returned (left out or not): below r.floor, the
+// least similarity among the entries the index returned (left out or not): below r.bar, the
 // search saw every passage above it.
 MATCH (p:Passage)
 WITH count(p) AS bound
@@ -11,14 +11,14 @@ WITH count(p) AS bound
 UNWIND $rows AS r
 CALL db.index.vector.queryNodes('passage_embedding', r.limit, r.vector) YIELD node, score
 WITH bound, r.i AS i, r.exclude_doc AS exclude_doc, r.exclude AS exclude,
-     coalesce(r.floor, -2.0) AS floor, node, 2.0 * score - 1.0 AS similarity
+     coalesce(r.bar, -2.0) AS bar, node, 2.0 * score - 1.0 AS similarity
 // (the document only where it decides: 30% of a deep search for an admin when read for all)
 OPTIONAL MATCH (d:Document {id: node.doc_id})
-WHERE NOT $caller_reads_all AND similarity > floor
-WITH bound, i, exclude_doc, exclude, floor, node, similarity, d
+WHERE NOT $caller_reads_all AND similarity > bar
+WITH bound, i, exclude_doc, exclude, bar, node, similarity, d
 WITH bound, i, min(similarity) AS lowest,
      collect(CASE
-       WHEN similarity > floor AND node.doc_id <> exclude_doc AND NOT node.id IN exclude
+       WHEN similarity > bar AND node.doc_id <> exclude_doc AND NOT node.id IN exclude
             AND ($caller_reads_all OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups))
        THEN [node.id, similarity]
      END) AS hits

@@ -102,7 +102,7 @@ class StoreSearch(RunsQueries):
                     "limit": depth,
                     "exclude": list(exclude_ids[i]) if i < len(exclude_ids) else [],
                     "exclude_doc": exclude_docs[i] if i < len(exclude_docs) else "",
-                    "floor": bars.get(i),
+                    "bar": bars.get(i),
                 }
                 for i in pending
             ]
