@@ -23,10 +23,12 @@ from tests.bench.scale_bench import (
     write_documents,
 )
 
-
-@pytest.mark.skipif(
+NEEDS_CORPUS = pytest.mark.skipif(
     not CORPUS.is_file(), reason=f"the 2Wiki train corpus is not at {CORPUS} (../shared/data)"
 )
+
+
+@NEEDS_CORPUS
 def test_a_resumed_run_reads_back_the_sentences_written(tmp_path: Path) -> None:
     written = write_documents(tmp_path / "docs", UnigramWriter(CORPUS), 75)
     assert len(written) == 75
@@ -50,9 +52,7 @@ def test_progress_keeps_the_time_and_passages_of_every_run(
     assert progress.seconds() >= saved["seconds"] >= 100.0
 
 
-@pytest.mark.skipif(
-    not CORPUS.is_file(), reason=f"the 2Wiki train corpus is not at {CORPUS} (../shared/data)"
-)
+@NEEDS_CORPUS
 def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
     """--as-it-stands measures a graph built part way (a size built over several sessions)
     without syncing the rest: its ledger is left as the runs that wrote it left it, and so is
@@ -70,9 +70,7 @@ def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
         assert kg.remove("added.md")  # the id a measurement removes first, so its add adds
 
 
-@pytest.mark.skipif(
-    not CORPUS.is_file(), reason=f"the 2Wiki train corpus is not at {CORPUS} (../shared/data)"
-)
+@NEEDS_CORPUS
 def test_reopen_only_times_each_start_and_writes_nothing(tmp_path: Path) -> None:
     """--reopen-only times the reopen of a graph left in the work directory, each run, and
     leaves the graph as it was; with no graph there, it says so."""
@@ -87,6 +85,7 @@ def test_reopen_only_times_each_start_and_writes_nothing(tmp_path: Path) -> None
         assert kg.stats() == before
 
 
+@NEEDS_CORPUS
 def test_callers_only_times_the_three_readers_on_one_graph_and_writes_nothing(
     tmp_path: Path,
 ) -> None:
