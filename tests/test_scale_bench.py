@@ -56,13 +56,17 @@ def test_progress_keeps_the_time_and_passages_of_every_run(
 def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
     """--as-it-stands measures a graph built part way (a size built over several sessions)
     without syncing the rest: its ledger is left as the runs that wrote it left it, and so is
-    the write rate it reports; with no graph there, it says so."""
+    the write rate it reports; with no graph there, it says so. Without the add in a new session
+    (--no-cold-add), the measured add's document stays."""
     with pytest.raises(SystemExit, match="no graph left"):
         measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5, as_it_stands=True)
     first = measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5)
     ledger = json.loads((tmp_path / "kb-100.sync.json").read_text())
     (tmp_path / "docs-100" / "doc-000000.md").unlink()  # a sync would remove it
-    again = measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5, as_it_stands=True)
+    again = measure(
+        100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5, as_it_stands=True, cold_add=False
+    )
+    assert first["cold_add_s"] > 0 and again["cold_add_s"] is None  # --no-cold-add
     assert json.loads((tmp_path / "kb-100.sync.json").read_text()) == ledger
     assert again["write_rows_per_s"] == round(ledger["passages"] / ledger["seconds"], 1)
     assert again["passages"] == first["passages"] + 50  # and the document its first run added
