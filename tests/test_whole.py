@@ -95,6 +95,28 @@ def test_a_scan_finds_every_neighbour_and_every_gain(
     assert must <= set(gaining) <= set(live)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    height=st.integers(1, 40),
+    width=st.integers(1, 40),
+    share=st.sampled_from([0.0, 0.01, 0.3, 1.0]),
+)
+def test_entries_at_or_above_their_bar_are_found_in_order(
+    seed: int, height: int, width: int, share: float
+) -> None:
+    """The scan's word-at-a-time search finds what ``np.nonzero`` finds, in its order, whatever
+    the block's shape (the word boundaries) and however many entries pass, dead rows (-inf)
+    never."""
+    rng = np.random.default_rng(seed)
+    block = rng.random((height, width), dtype=np.float32)
+    block[rng.random(height) < 0.2] = -np.inf
+    bar = np.where(rng.random(width) < share, np.float32(-2.0), np.float32(0.9))
+    rows, columns = whole_module._at_or_above(block, bar.astype(np.float32))
+    expected = np.nonzero(block >= bar)
+    assert rows.tolist() == expected[0].tolist() and columns.tolist() == expected[1].tolist()
+
+
 def test_rows_are_reused_and_compacted() -> None:
     """A passage written again keeps its row; dropping most documents compacts the matrix and
     the scan still sees exactly the live passages; past the limit, the matrix is let go."""
