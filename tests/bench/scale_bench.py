@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import re
 import shutil
 import statistics
@@ -246,7 +247,10 @@ class SyncProgress:
     def save(self, passages: int | None = None) -> None:
         if passages is not None:
             self.written = passages
-        self.ledger.write_text(json.dumps({"seconds": self.seconds(), "passages": self.written}))
+        # whole or not at all: a run killed as it writes (SIGTERM at 451k) left it empty
+        staged = self.ledger.with_name(self.ledger.name + ".new")
+        staged.write_text(json.dumps({"seconds": self.seconds(), "passages": self.written}))
+        os.replace(staged, self.ledger)
 
     def __call__(self, progress: Progress) -> None:
         now = time.perf_counter()
