@@ -196,8 +196,7 @@ class Whole:
 def _at_or_above(block: np.ndarray, bar: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The rows and columns of the entries of ``block`` at or above their column's ``bar``, in
     row-major order: ``np.nonzero(block >= bar)``, with the comparisons read eight at a time as
-    one word (they are few: 6.5x faster at 8,192 x 2,048; picking the columns that had one
-    first, as before, cost as much as the product itself); pure."""
+    one word, since few pass (6.5x faster at 8,192 x 2,048); pure."""
     flat = (block >= bar).reshape(-1)
     cut = len(flat) // 8 * 8
     words = np.flatnonzero(flat[:cut].view(np.uint64))
