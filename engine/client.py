@@ -274,7 +274,7 @@ class KnowledgeGraph(Closing):
             if config not in self._retrievers:
                 self._check_dimension()
                 self._retrievers[config] = Retriever(
-                    self.store, self.encoder.encode, config, encoder=self.encoder.model_name
+                    self.store, self.encoder.encode, config, encoder=self.encoder.identity
                 )
             return self._retrievers[config]
 

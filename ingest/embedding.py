@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from kgp.determinism import strict_blas
 from kgp.errors import ModelMissingError
-from kgp.ingest.encoder import resolve_device, resolve_encoder
+from kgp.ingest.encoder import encoder_identity, resolve_device, resolve_encoder
 from kgp.model import SHIPPED_MODEL, shipped_model
 from kgp.settings import Device
 
@@ -41,6 +41,11 @@ class Encoder:
         self._model: Any = None
         self._checked = False
         self._lock = threading.RLock()
+
+    @property
+    def identity(self) -> str:
+        """How a graph records this encoder (:func:`kgp.ingest.encoder.encoder_identity`)."""
+        return encoder_identity(self.model_name)
 
     def load(self) -> Encoder:
         with self._lock:

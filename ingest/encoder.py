@@ -26,12 +26,18 @@ def choose_encoder(configured: str | None, recorded: str | None, where: str) -> 
     configured one for a new graph, else kgp's shipped model. A configured encoder that is not
     the graph's is refused before anything is read or written (vectors of two encoders of the
     same dimension cannot be told apart)."""
-    if configured and recorded and encoder_identity(configured) != recorded:
+    if configured and recorded:
+        refuse_another(encoder_identity(configured), recorded, where)
+    return configured or recorded or SHIPPED_MODEL
+
+
+def refuse_another(identity: str, recorded: str | None, where: str) -> None:
+    """Refuse an encoder (by its identity) that is not the one a graph recorded."""
+    if recorded is not None and identity != recorded:
         raise ConfigurationError(
-            f"{where} was built with encoder {recorded!r}, not {encoder_identity(configured)!r}; "
+            f"{where} was built with encoder {recorded!r}, not {identity!r}; "
             f"set KGP_ENCODER={recorded} (or leave it unset) or use a new data directory"
         )
-    return configured or recorded or SHIPPED_MODEL
 
 
 def resolve_encoder(name: str) -> Path:

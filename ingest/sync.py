@@ -21,7 +21,7 @@ from kgp.errors import DocumentError, RemovalRefusedError
 from kgp.ingest.builder import with_embeddings, write_batches
 from kgp.ingest.edges import SimilarityLinker
 from kgp.ingest.embedding import Encoder
-from kgp.ingest.encoder import choose_encoder, encoder_identity
+from kgp.ingest.encoder import refuse_another
 from kgp.ingest.prepare import Prepared, Reader, Window, reason
 from kgp.ingest.report import Progress, Skipped, SyncReport
 from kgp.ingest.sources import Candidate, corpus_candidates, file_candidates, walk_files
@@ -308,9 +308,9 @@ class Syncer:
         """A graph's vectors come from one encoder: the first sync records it, a later sync
         with another one (of the same dimension, which the store cannot tell apart) is refused
         before anything is written."""
-        name = encoder_identity(self.encoder.model_name)
+        name = self.encoder.identity
         recorded = self.store.graph_encoder()
-        choose_encoder(name, recorded, self.store.describe())  # refuses another encoder
+        refuse_another(name, recorded, self.store.describe())
         if recorded is None:
             self.store.set_graph_encoder(name)
 

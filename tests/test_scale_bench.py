@@ -105,3 +105,24 @@ def test_callers_only_times_the_three_readers_on_one_graph_and_writes_nothing(
     assert all(ms > 0 for ms in timed.values())
     with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
         assert kg.stats() == before
+
+
+def test_a_stand_in_graph_opens_from_any_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stand-in encoder is recorded by its name, not as a path under the working directory,
+    so a graph the benchmark built from one checkout is measured from another."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nThe river flows past the mill. The mill grinds corn.")
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    monkeypatch.chdir(tmp_path / "one")
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        kg.sync(docs)
+        assert kg.store.graph_encoder() == "standin-bag-of-words-384"
+    (docs / "b.md").write_text("# B\n\nThe corn is sold at the market by the river.")
+    monkeypatch.chdir(tmp_path / "two")
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        assert kg.sync(docs).added == ["b.md"]
+        assert kg.store.graph_encoder() == "standin-bag-of-words-384"

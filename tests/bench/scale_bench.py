@@ -91,6 +91,11 @@ class StandInEncoder(Encoder):
         return self
 
     @property
+    def identity(self) -> str:
+        """Its name, not a path: a graph it built opens from any working directory."""
+        return self.model_name
+
+    @property
     def dimension(self) -> int:
         return DIMENSION
 
