@@ -25,7 +25,9 @@ vector index built again in the background after the start; questions meanwhile 
 exact search), retrieve ``p50_ms`` / ``p95_ms`` (once the index is complete; the default
 configuration, k 30, the same question styles at every size),
 ``recall_at_10`` (the vector index against exact search over every passage vector), ``add_s``
-(one new 50-passage document, once the index is complete) and ``cold_add_s`` (the same add as
+(one new 50-passage document, once the index is complete: the median of three adds, each
+removed again before the next, ``add_runs_s``; each run's store queries are printed, the
+slowest first) and ``cold_add_s`` (the same add as
 ``kgp add`` makes it in a new process: the start, the indexes the last close set aside built
 again and waited for, then the add; null with ``--no-cold-add``). The last line is one JSON
 object keyed by size.
@@ -64,6 +66,7 @@ from kgp.access import ADMIN_CALLER
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.report import Progress
 from kgp.settings import StoreKind, load_settings
+from kgp.stores.tracer import QueryEvent
 
 from tests.bench import memory_mb, store_server_pid
 
@@ -74,6 +77,7 @@ DOCUMENTS_PER_TOPIC = 4
 TOPIC_SHARE = 0.45
 TOPIC_WORDS = 12
 DIMENSION = 384
+ADDS = 3  # the add is timed this many times, its median reported
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
 _WRITTEN_HERE = re.compile(r"doc-\d{6}\.md|added\.md")  # the ids of the documents it writes
 
@@ -324,8 +328,9 @@ def measure(
         rate = spent["passages"] / spent["seconds"]
         print(f"{size}: measured as it stands: {passages:,} passages of {size:,}, no sync")
 
+    store_times = StoreTimes()
     started = time.perf_counter()
-    with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
+    with kgp.open(data_dir=data_dir, loaded_encoder=encoder, tracer=store_times) as kg:
         kg.retrieve(questions[0], 30)
         reopen_s = time.perf_counter() - started  # to the first answer
         say(size, f"reopened, first answer in {reopen_s:.2f} s; waiting for the vector index")
@@ -351,10 +356,8 @@ def measure(
         drawn = writer.sentences(50, writer.topic(7))
         text = " ".join(f"{s[:-1]} (added sentence {i})." for i, s in enumerate(drawn))
         (added / "added.md").write_text("# Added\n\n" + text)
-        kg.remove("added.md")  # an earlier measurement's, when no sync came between
-        began = time.perf_counter()
-        kg.add(added / "added.md")
-        add_s = time.perf_counter() - began
+        adds = timed_adds(size, kg, added / "added.md", store_times)
+        add_s = statistics.median(adds)
         say(size, f"add {add_s:.2f} s" + ("; next, the add in a new session" if cold_add else ""))
         if cold_add:
             kg.remove("added.md")  # added again below, by a new session
@@ -374,11 +377,50 @@ def measure(
         "reopen_s": round(reopen_s, 2),
         "index_ready_s": round(index_s, 2),
         "add_s": round(add_s, 2),
+        "add_runs_s": [round(seconds, 2) for seconds in adds],
         "cold_add_s": None if cold_add_s is None else round(cold_add_s, 2),
         "store_mb": round(store_mb, 1),
         "kb_per_passage": round(1024 * store_mb / max(passages, 1), 2),
         "recall_at_10": round(recall, 3),
     }
+
+
+class StoreTimes:
+    """A tracer that, while on, sums each store query's time: where an add's time goes."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.seconds: Counter[str] = Counter()
+        self.calls: Counter[str] = Counter()
+
+    def __call__(self, event: QueryEvent) -> None:
+        if self.on:
+            self.seconds[event.name] += event.seconds
+            self.calls[event.name] += 1
+
+    def said(self, most: int = 6) -> str:
+        parts = [
+            f"{name} {1000 * seconds:.0f} ms/{self.calls[name]}"
+            for name, seconds in self.seconds.most_common(most)
+        ]
+        return f"store {sum(self.seconds.values()):.2f} s: " + ", ".join(parts)
+
+
+def timed_adds(size: int, kg: Any, path: Path, times: StoreTimes) -> list[float]:
+    """The add of one document, ADDS times (removed before each: the last run's, or an earlier
+    measurement's when no sync came between), each run's seconds; says where each went."""
+    seconds = []
+    for _ in range(ADDS):
+        kg.remove(path.name)
+        times.seconds.clear()
+        times.calls.clear()
+        times.on = True
+        began = time.perf_counter()
+        kg.add(path)
+        seconds.append(time.perf_counter() - began)
+        times.on = False
+        say(size, f"an add {seconds[-1]:.2f} s ({times.said()})")
+    return seconds
 
 
 def reopen_times(size: int, work: Path, encoder: Encoder, count: int, runs: int) -> dict:
