@@ -363,20 +363,36 @@ class SimilarityLinker:
         group.weak = self.store.weak_passages(group.floor + EPS)
         group.weak_s = time.perf_counter() - began
         vectors = group.matrix(0).tolist()
+        # as deep as the index looks anyway (its efRuntime; at 300k passages 1,024: one search
+        # where 60, 240 and 960 deep were three)
+        breadth = max(4 * first_depth(self.k), self.store.search_breadth())
+        if len(vectors) < TUNE_PASSAGES and group.floor < 1.0:
+            # a group too small to tune by (an added document): one search that deep for all,
+            # returning every passage above the floor; one whose k nearest are not all above
+            # it is asked again without the floor
+            return self.store.nearest(
+                vectors,
+                want=self.k,
+                floor=group.floor,
+                exclude_docs=list(owners),
+                depth_cap=self.depth,
+                start=breadth,
+                above=[group.floor] * len(vectors),
+            )
         hits = self.store.nearest(
             vectors, want=self.k, exclude_docs=list(owners), depth_cap=self.depth
         )
         deeper = [i for i, row in enumerate(hits) if row and row[-1][1] > group.floor]
         began = time.perf_counter()
-        # their k nearest lie above the floor; asked first as deep as the index looks anyway
-        # (at 300k passages 1,024: one search where 60, 240 and 960 deep were three)
+        # their k nearest lie above the floor: searched as deep as the index looks, for what
+        # lies above it (the searches past the first depth, which the floor's budget tunes)
         found = self.store.nearest(
             [vectors[i] for i in deeper],
             want=self.k,
             floor=group.floor,
             exclude_docs=[owners[i] for i in deeper],
             depth_cap=self.depth,
-            start=max(4 * first_depth(self.k), self.store.search_breadth()) if deeper else None,
+            start=breadth if deeper else None,
             above=[group.floor] * len(deeper),
         )
         group.deep_s = time.perf_counter() - began

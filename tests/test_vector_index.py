@@ -93,6 +93,29 @@ def test_a_search_started_deeper_finds_the_same_passages(fresh_store: GraphStore
         assert after == [(pid, sim) for pid, sim in before if sim > floor]
 
 
+def test_a_bar_above_a_vectors_nearest_is_dropped_for_it(fresh_store: GraphStore) -> None:
+    """``above`` is what the caller thinks the ``want`` nearest clear (an added document's
+    linker asks once, as deep as the index looks, with its floor): a vector with fewer than
+    ``want`` above it is asked again without it, so every vector still gets its ``want``
+    nearest, and everything above the floor, past orphans."""
+    store = fresh_store
+    for seed in range(4):
+        store.write_document(make_document(f"d{seed}.txt", 40, seed=seed, tables=0))
+    store.write_document(make_document("d0.txt", 40, seed=9, tables=0))  # 40 orphans
+    vectors = list(own_vectors(store, "d3.txt", 40).values())[:8]
+    plain = store.nearest(vectors, want=5, exclude_docs=["d3.txt"] * 8)
+    fifths = sorted(hits[4][1] for hits in plain)
+    floor = (fifths[3] + fifths[4]) / 2  # above the 5th nearest of half the vectors
+    floored = store.nearest(vectors, want=5, floor=floor, exclude_docs=["d3.txt"] * 8)
+    hinted = store.nearest(
+        vectors, want=5, floor=floor, exclude_docs=["d3.txt"] * 8, start=60, above=[floor] * 8
+    )
+    for before, after in zip(floored, hinted, strict=True):
+        assert after[:5] == before[:5]
+        assert {p for p, sim in after if sim > floor} == {p for p, sim in before if sim > floor}
+    assert sum(hits[4][1] < floor for hits in hinted) == 4
+
+
 def test_deeper_rounds_return_only_what_lies_above_the_bar(fresh_store: GraphStore) -> None:
     """Once a vector has its hits, a search asked again deeper (for ties at the cut, or for
     a floor) returns what lies above its ``want``-th less the tie margin, or the floor: the

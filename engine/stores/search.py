@@ -80,8 +80,9 @@ class StoreSearch(RunsQueries):
         index's answer without being returned. A depth of the index's size bound (live passages
         plus orphans) has seen everything; ``depth_cap`` stops earlier. ``start``: the first
         depth, where a caller knows the vectors need more than :func:`first_depth`; ``above``:
-        per vector, a similarity its ``want`` hits and their ties are known to lie above (only what
-        lies above it is returned)."""
+        per vector, a similarity its ``want`` hits and their ties are thought to lie above (only
+        what lies above it is returned; a vector with fewer above it is asked again without it,
+        from the first depth)."""
         if not vectors or want < 1:
             return [[] for _ in vectors]
         results: list[list[tuple[str, float]]] = [[] for _ in vectors]
@@ -90,16 +91,18 @@ class StoreSearch(RunsQueries):
         # which asks again from the top), and the least similarity it saw says whether the
         # search went below that bar
         bars: dict[int, float] = dict(enumerate(above))
-        pending = list(range(len(vectors)))
+        hinted = set(bars)  # bars the caller gave, which may lie above a vector's ``want``-th
+        cap = None if depth_cap is None else max(depth_cap, first_depth(want))
+        bound: int | None = None
         depth = max(start or 0, first_depth(want))
-        if depth_cap is not None:
-            depth = min(depth, max(depth_cap, first_depth(want)))
+        depths = dict.fromkeys(range(len(vectors)), depth if cap is None else min(depth, cap))
+        pending = list(range(len(vectors)))
         while pending:
             rows = [
                 {
                     "i": i,
                     "vector": list(map(float, vectors[i])),
-                    "limit": depth,
+                    "limit": depths[i],
                     "exclude": list(exclude_ids[i]) if i < len(exclude_ids) else [],
                     "exclude_doc": exclude_docs[i] if i < len(exclude_docs) else "",
                     "bar": bars.get(i),
@@ -109,8 +112,8 @@ class StoreSearch(RunsQueries):
             seen = {int(r["i"]): r for r in self._knn_candidates(rows)}
             # a vector whose every index entry at this depth was an orphan gets no row
             bound = next((int(r["bound"]) for r in seen.values()), None)
-            still = []
-            fewest = want  # the fewest hits of a vector asked again
+            again: list[int] = []
+            deeper: dict[int, int] = {}  # vector -> the depth it would be asked to next
             for i in pending:
                 row = seen.get(i)
                 # while FalkorDB swaps a label's index for a new one (a rebuild), the vector
@@ -118,30 +121,38 @@ class StoreSearch(RunsQueries):
                 best = {str(pid): float(sim) for pid, sim in (row["hits"] if row else [])}
                 hits = sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))
                 results[i] = hits
+                lowest = row["lowest"] if row else None
+                if len(hits) < want and i in hinted and lowest is not None and lowest < bars[i]:
+                    # the search went below the caller's bar and found fewer than ``want``
+                    # above it: asked again without it, from the first depth
+                    hinted.discard(i)
+                    del bars[i]
+                    depths[i] = first_depth(want)
+                    again.append(i)
+                    continue
                 if len(hits) < want:
                     short = True
                 else:
+                    hinted.discard(i)
                     bar = hits[want - 1][1] - TIE
                     if floor is not None:
                         bar = min(bar, floor)
-                    lowest = row["lowest"] if row else None
                     short = lowest is None or lowest >= bar
                     bars[i] = min(bar, bars.get(i, bar))
                 if short:
-                    still.append(i)
-                    fewest = min(fewest, len(hits))
-            if not still:
-                break
-            if bound is None:  # the index's size, which only decides how deep to ask
-                with self.reading_as(ADMIN_CALLER):
-                    bound = self.vector_index_bound()
-            if depth >= bound or (depth_cap is not None and depth >= depth_cap):
-                break
-            pending = still
-            # a caller who may read a small share of the passages gets few hits per entry of
-            # the index: go as deep as that share says, at least four times deeper
-            needed = depth * want * 2 // max(fewest, 1)
-            depth = min(max(4 * depth, needed), max(bound, want), depth_cap or bound)
+                    # a caller who may read a small share of the passages gets few hits per
+                    # entry of the index: go as deep as that share says, at least four times
+                    deeper[i] = max(4 * depths[i], depths[i] * want * 2 // max(len(hits), 1))
+            if deeper:
+                if bound is None:  # the index's size, which only decides how deep to ask
+                    with self.reading_as(ADMIN_CALLER):
+                        bound = self.vector_index_bound()
+                most = bound if cap is None else min(bound, cap)
+                for i, wanted in deeper.items():
+                    if depths[i] < most:  # else it has seen everything, or as much as it may
+                        depths[i] = min(wanted, max(most, want))
+                        again.append(i)
+            pending = sorted(again)
         return results
 
     def _knn_candidates(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
