@@ -25,12 +25,12 @@ vector index built again in the background after the start; questions meanwhile 
 exact search), retrieve ``p50_ms`` / ``p95_ms`` (once the index is complete; the default
 configuration, k 30, the same question styles at every size),
 ``recall_at_10`` (the vector index against exact search over every passage vector), ``add_s``
-(one new 50-passage document, once the index is complete: the median of three adds, each
-removed again before the next, ``add_runs_s``; each run's store queries are printed, the
-slowest first) and ``cold_add_s`` (the same add as
+(one new 50-passage document, once the index is complete: the median of three adds of new
+texts, ``add_runs_s``; each run's store queries are printed, the slowest first) and
+``cold_add_s`` (the same add as
 ``kgp add`` makes it in a new process: the start, the indexes the last close set aside built
-again and waited for, then the add; null with ``--no-cold-add``). The last line is one JSON
-object keyed by size.
+again and waited for, then the add; null with ``--no-cold-add``). A measurement removes what
+it added. The last line is one JSON object keyed by size.
 
 With ``KGP_STORE=neo4j`` (and ``KGP_NEO4J_URI``, ``KGP_NEO4J_PASSWORD``, ``KGP_NEO4J_DATABASE``)
 the same runs against a Neo4j server or cluster. Its graph outlives ``--work-dir``, so each size
@@ -78,6 +78,7 @@ TOPIC_SHARE = 0.45
 TOPIC_WORDS = 12
 DIMENSION = 384
 ADDS = 3  # the add is timed this many times, its median reported
+ADDED = "added.md"  # the document it adds (and removes again)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
 _WRITTEN_HERE = re.compile(r"doc-\d{6}\.md|added\.md")  # the ids of the documents it writes
 
@@ -310,6 +311,7 @@ def measure(
         ledger.write_text(json.dumps({"seconds": 0.0, "passages": 0}))
     questions = questions_from(sentences, count)
     with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
+        kg.remove(ADDED)  # what an earlier measurement added (one stopped, or an older bench)
         progress = SyncProgress(size, ledger, kg.stats().labels.get("Passage", 0))
         added = 0
         try:
@@ -351,23 +353,18 @@ def measure(
         added = folder.parent / f"added-{size}"
         shutil.rmtree(added, ignore_errors=True)
         added.mkdir()
-        # a subject the graph has; numbered, so that no sentence is short enough to join the
-        # next (a generated "Above above spent ask." did): 50 sentences are 50 passages
-        drawn = writer.sentences(50, writer.topic(7))
-        text = " ".join(f"{s[:-1]} (added sentence {i})." for i, s in enumerate(drawn))
-        (added / "added.md").write_text("# Added\n\n" + text)
-        adds = timed_adds(size, kg, added / "added.md", store_times)
+        adds = timed_adds(size, kg, writer, added / ADDED, store_times)
         add_s = statistics.median(adds)
         say(size, f"add {add_s:.2f} s" + ("; next, the add in a new session" if cold_add else ""))
-        if cold_add:
-            kg.remove("added.md")  # added again below, by a new session
+        kg.remove(ADDED)  # the graph is left as it was found
     cold_add_s: float | None = None
     if cold_add:  # the same add as ``kgp add`` makes it in a new process: the start, then the
         # add, which first waits for the indexes the last close set aside to be built again
         began = time.perf_counter()
         with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
-            kg.add(added / "added.md")
+            kg.add(added / ADDED)
             cold_add_s = time.perf_counter() - began
+            kg.remove(ADDED)
     quantiles = statistics.quantiles(times, n=20)
     return {
         "passages": passages,
@@ -406,11 +403,20 @@ class StoreTimes:
         return f"store {sum(self.seconds.values()):.2f} s: " + ", ".join(parts)
 
 
-def timed_adds(size: int, kg: Any, path: Path, times: StoreTimes) -> list[float]:
-    """The add of one document, ADDS times (removed before each: the last run's, or an earlier
-    measurement's when no sync came between), each run's seconds; says where each went."""
+def timed_adds(
+    size: int, kg: Any, writer: UnigramWriter, path: Path, times: StoreTimes
+) -> list[float]:
+    """The add of a new 50-passage document ADDS times, each run's seconds; says where each
+    went. Each run's text is new (the last run's document removed first, untimed): a document
+    removed and added again unchanged would meet its own removed vectors, which FalkorDB 4.16
+    keeps in the index for the session, at the top of every search."""
     seconds = []
     for _ in range(ADDS):
+        # a subject the graph has; numbered, so that no sentence is short enough to join the
+        # next (a generated "Above above spent ask." did): 50 sentences are 50 passages
+        drawn = writer.sentences(50, writer.topic(7))
+        text = " ".join(f"{s[:-1]} (added sentence {i})." for i, s in enumerate(drawn))
+        path.write_text("# Added\n\n" + text)
         kg.remove(path.name)
         times.seconds.clear()
         times.calls.clear()
@@ -513,7 +519,7 @@ def main() -> None:
         "--no-cold-add",
         action="store_true",
         help="Leave out the add in a new session (cold_add_s null): it waits for the vector "
-        "index to be built again, about 25 minutes at 1M here; the measured add's document stays.",
+        "index to be built again, about 25 minutes at 1M here.",
     )
     parser.add_argument("--plot", type=Path, default=None, help="Draw cost against size here.")
     parser.add_argument(
