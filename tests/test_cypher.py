@@ -20,6 +20,7 @@ SHARED_QUERIES = {
     "delete_document",
     "list_documents",
     "knn_candidates",
+    "knn_candidates_all",
     "fulltext_search",
     "neighbours",
     "save_trace",

@@ -78,7 +78,13 @@ def test_vectors_of_another_dimension_are_refused_before_any_query(tmp_path: Pat
         log.events.clear()
         with pytest.raises(ConfigurationError, match="holds 8-dimension vectors but encoder"):
             kg.retrieve(QUESTION, 3)
-        searches = {"fulltext_term", "fulltext_term_all", "knn_candidates", "neighbours"}
+        searches = {
+            "fulltext_term",
+            "fulltext_term_all",
+            "knn_candidates",
+            "knn_candidates_all",
+            "neighbours",
+        }
         assert not searches & set(log.names())
 
 

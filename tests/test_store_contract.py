@@ -360,6 +360,29 @@ def test_the_admins_full_text_checks_no_document_and_finds_what_a_reader_of_all_
         store.run("fulltext_term_all", {"term": "salary", "limit": 10})
 
 
+def test_the_admins_vector_search_checks_no_document_and_finds_what_a_reader_of_all_finds(
+    store: GraphStore,
+) -> None:
+    store.write_document(make_document("open.txt", 6, seed=2))
+    store.write_document(make_document("hr.txt", 5, seed=3))
+    store.set_document_groups({"hr.txt": ["hr"]})
+    vectors = [p.embedding for p in store.passage_vectors([passage_id("hr.txt", 0)]).values()]
+    names: list[str] = []
+    store.tracer = lambda event: names.append(event.name)
+    admin = store.nearest(vectors, want=8, floor=0.0)
+    assert "knn_candidates_all" in names and "knn_candidates" not in names
+    names.clear()
+    with store.reading_as(Caller(("public", "hr"))):
+        assert store.nearest(vectors, want=8, floor=0.0) == admin
+        assert "knn_candidates" in names and "knn_candidates_all" not in names
+    with store.reading_as(Caller(("public",))):
+        (hits,) = store.nearest(vectors, want=8)
+        assert hits and not any(pid.startswith("hr.txt") for pid, _ in hits)
+        with pytest.raises(AccessDeniedError):
+            store.run("knn_candidates_all", {"rows": []})
+    assert len(admin[0]) >= 8
+
+
 def test_batched_neighbours_by_kind(store: GraphStore) -> None:
     store.write_document(make_document("a.txt", 4, keywords=("common",)))
     store.write_document(

@@ -52,6 +52,7 @@ ADMIN_QUERIES = frozenset(
         "dump_nodes",
         "dump_relationships",
         "fulltext_term_all",
+        "knn_candidates_all",
         "passage_embeddings",
         "passage_ids",
         "passages_by_text_hash",

@@ -42,7 +42,7 @@ class CoveredStore(Protocol):
 
 
 # admin-only reads (kgp.stores.base.ADMIN_QUERIES) that a covered read's caller may run
-COVERED_READ_QUERIES = frozenset({"fulltext_term_all"})
+COVERED_READ_QUERIES = frozenset({"fulltext_term_all", "knn_candidates_all"})
 
 # the store and caller of the covered read open in this context
 _COVERED: ContextVar[tuple[object, Caller] | None] = ContextVar("kgp_covered_read", default=None)

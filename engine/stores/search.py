@@ -156,8 +156,10 @@ class StoreSearch(RunsQueries):
         return results
 
     def _knn_candidates(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Each row's nearest passages to its depth (``knn_candidates``)."""
-        return self.run("knn_candidates", {"rows": rows})
+        """Each row's nearest passages to its depth (``knn_candidates``; for a caller who
+        reads every passage, a query that reads no document: 14% faster 2,048 deep)."""
+        query = "knn_candidates_all" if reads_all(self, self.caller_now()) else "knn_candidates"
+        return self.run(query, {"rows": rows})
 
     def vector_index_entries(self) -> tuple[int, int]:
         """The vector index's live passages and orphaned vectors (vectors of deleted or
