@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from kgp.access import ADMIN_CALLER
 from kgp.ingest.memory import Memory
-from kgp.ingest.scores import Ranked, best_of, exact_scores, merge, offered
+from kgp.ingest.scores import Ranked, best_of, contenders, exact_scores, merge, offered
 from kgp.ranking import top
 from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
@@ -142,7 +142,7 @@ class SimilarityLinker:
         else:
             group.candidates = [{} for _ in ids]
         stored = self.memory.vectors(
-            pid for row in group.candidates for pid in self._contenders(row, self.k)
+            pid for row in group.candidates for pid in contenders(row, self.k, EPS)
         )
         everything = group.matrix(0).astype(np.float64)  # once: sliced per document below
         offset = 0
@@ -152,8 +152,8 @@ class SimilarityLinker:
             edges: list[SimilarEdge] = []
             for row, pid in enumerate(pids):
                 scores = dict(best_of(inside[row], ids[:end], self.k, skip=offset + row))
-                contenders = self._contenders(group.candidates[offset + row], self.k)
-                known = [c for c in contenders if c in stored]
+                near = contenders(group.candidates[offset + row], self.k, EPS)
+                known = [c for c in near if c in stored]
                 if known:
                     values = exact_scores(matrix[row], np.stack([stored[c] for c in known]))
                     scores.update(zip(known, (float(v) for v in values), strict=True))
@@ -314,15 +314,15 @@ class SimilarityLinker:
             matrix = np.asarray([r.embedding for r in rows], dtype=np.float32)
             self.remember(ids, matrix)
             hits = self.store.nearest(matrix.tolist(), want=self.k, exclude_ids=[[i] for i in ids])
-            wanted = {pid for row in hits for pid in self._contenders(dict(row), self.k)}
+            wanted = {pid for row in hits for pid in contenders(dict(row), self.k, EPS)}
             vectors = self.memory.vectors(wanted)
             replaced = []
             for n, pid in enumerate(ids):
-                contenders = [c for c in self._contenders(dict(hits[n]), self.k) if c in vectors]
+                near = [c for c in contenders(dict(hits[n]), self.k, EPS) if c in vectors]
                 scores: dict[str, float] = {}
-                if contenders:
-                    values = exact_scores(matrix[n], np.stack([vectors[c] for c in contenders]))
-                    scores = dict(zip(contenders, (float(v) for v in values), strict=True))
+                if near:
+                    values = exact_scores(matrix[n], np.stack([vectors[c] for c in near]))
+                    scores = dict(zip(near, (float(v) for v in values), strict=True))
                 replaced.append(self._row(pid, top(scores, self.k)))
             self.store.replace_similar(replaced)
             self.memory.note_rows(replaced)
@@ -343,15 +343,6 @@ class SimilarityLinker:
             return -np.inf
         return weakest - EPS
 
-    def _contenders(self, candidates: Mapping[str, float], k: int) -> list[str]:
-        """The candidates that can be among the k best once scored exactly: those the index
-        ranks within EPS of its k-th."""
-        if len(candidates) <= k:
-            return list(candidates)
-        order = top(candidates)
-        bar = order[k - 1][1] - EPS
-        return [pid for pid, sim in order if sim >= bar]
-
     def _stored_candidates(self, group: Group, owners: Sequence[str]) -> list[Ranked]:
         """Choose the group's floor and list its weak passages; then each new passage's nearest
         stored passages (its own document excluded): at least k with their ties, and every one
@@ -364,28 +355,19 @@ class SimilarityLinker:
         group.weak_s = time.perf_counter() - began
         vectors = group.matrix(0).tolist()
         # as deep as the index looks anyway (its efRuntime; at 300k passages 1,024: one search
-        # where 60, 240 and 960 deep were three)
+        # where 60, 240 and 960 deep were three); a group too small to tune by (an added
+        # document) is searched that deep at once (a passage whose k nearest lie below the
+        # floor is asked again without it), a larger one first for the k nearest
         breadth = max(4 * first_depth(self.k), self.store.search_breadth())
-        if len(vectors) < TUNE_PASSAGES and group.floor < 1.0:
-            # a group too small to tune by (an added document): one search that deep for all,
-            # returning every passage above the floor; one whose k nearest are not all above
-            # it is asked again without the floor
-            return self.store.nearest(
-                vectors,
-                want=self.k,
-                floor=group.floor,
-                exclude_docs=list(owners),
-                depth_cap=self.depth,
-                start=breadth,
-                above=[group.floor] * len(vectors),
+        once = len(vectors) < TUNE_PASSAGES and group.floor < 1.0
+        hits: list[Ranked] = [[] for _ in vectors]
+        if not once:
+            hits = self.store.nearest(
+                vectors, want=self.k, exclude_docs=list(owners), depth_cap=self.depth
             )
-        hits = self.store.nearest(
-            vectors, want=self.k, exclude_docs=list(owners), depth_cap=self.depth
-        )
-        deeper = [i for i, row in enumerate(hits) if row and row[-1][1] > group.floor]
+        deeper = [i for i, row in enumerate(hits) if once or (row and row[-1][1] > group.floor)]
         began = time.perf_counter()
-        # their k nearest lie above the floor: searched as deep as the index looks, for what
-        # lies above it (the searches past the first depth, which the floor's budget tunes)
+        # every passage above the floor (past the first depth: the cost the budget tunes)
         found = self.store.nearest(
             [vectors[i] for i in deeper],
             want=self.k,

@@ -19,6 +19,16 @@ def merge(current: Iterable[tuple[str, float]], new: Mapping[str, float], k: int
     return top({**dict(current), **new}, k)
 
 
+def contenders(candidates: Mapping[str, float], k: int, margin: float) -> list[str]:
+    """The candidates that can be among the k best once scored exactly: those an approximate
+    score (the vector index's) ranks within ``margin`` of its k-th; pure."""
+    if len(candidates) <= k:
+        return list(candidates)
+    order = top(candidates)
+    bar = order[k - 1][1] - margin
+    return [pid for pid, sim in order if sim >= bar]
+
+
 def exact_scores(source: np.ndarray, others: np.ndarray) -> np.ndarray:
     """Scores of one vector (or the rows of a matrix) against the rows of ``others`` (float32
     or float64 arrays: the product is taken in float64)."""

@@ -546,7 +546,7 @@ def test_every_read_query_filters_on_the_callers_groups() -> None:
     read of the indexes' statistics, an admin-only read, or a read that filters on
     ``$caller_groups``: a new query cannot forget the filter unnoticed."""
     from kgp import cypher
-    from kgp.stores.base import ADMIN_QUERIES, CALLER_WRITES, INDEX_QUERIES
+    from kgp.stores.coverage import ADMIN_QUERIES, CALLER_WRITES, INDEX_QUERIES
 
     writes = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|DROP)\b|db\.[\w.]+\.(create|drop)\w*\(")
     names: set[str] = set()

@@ -16,7 +16,12 @@ from kgp.access import ADMIN, ADMIN_CALLER, Caller
 from kgp.closing import Closing
 from kgp.errors import AccessDeniedError
 from kgp.stores.counting import StoreCounts
-from kgp.stores.coverage import COVERED_READ_QUERIES, reads_all
+from kgp.stores.coverage import (
+    ADMIN_QUERIES,
+    CALLER_WRITES,
+    COVERED_READ_QUERIES,
+    reads_all,
+)
 from kgp.stores.health import IndexHealth
 from kgp.stores.maintenance import SCHEMA_VERSION, Row, StoreMaintenance
 from kgp.stores.model import (
@@ -36,47 +41,6 @@ from kgp.stores.model import (
 from kgp.stores.rows import documents_rows
 from kgp.stores.search import StoreSearch
 from kgp.stores.tracer import QueryEvent, Tracer
-
-# Reads that see every node, whatever the caller: ingest's k-NN upkeep, the dumps tests compare
-# and the vector index's size (how many passages exist). Only the admin runs them; every other
-# read query filters on $caller_groups (tests/test_access_control.py checks each file of both
-# dialects).
-ADMIN_QUERIES = frozenset(
-    {
-        "any_passage_vector",
-        "sample_passages",
-        "count_knn_flags",
-        "count_passages",
-        "count_weak_edges",
-        "knn_budget",
-        "dump_nodes",
-        "dump_relationships",
-        "fulltext_term_all",
-        "knn_candidates_all",
-        "passage_embeddings",
-        "passage_ids",
-        "passages_by_text_hash",
-        "passages_needing_knn",
-        "passages_without_text_hash",
-        "pending_documents",
-        "similar_edges",
-        "vector_index_bound",
-        "weak_passages",
-        "weakest_links",
-    }
-)
-# Reads of the schema, the indexes' statistics and coverage: no node's content or existence.
-INDEX_QUERIES = frozenset(
-    {
-        "access_coverage",
-        "graph_encoder",
-        "graph_schema",
-        "index_status",
-        "list_indexes",
-        "vector_index_dimension",
-    }
-)
-CALLER_WRITES = frozenset({"save_trace"})  # the one write a reader makes: its own trace
 
 
 class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
