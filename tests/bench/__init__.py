@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from pathlib import Path
+
+from kgp.stores.tracer import TraceLog
 
 
 def memory_mb(pid: int | None, field: str = "VmRSS") -> float:
@@ -21,3 +24,18 @@ def store_server_pid(store: object) -> int | None:
     (Neo4j: measure its memory with the server's own tools)."""
     server = getattr(store, "server", None)
     return int(server.pid_file.read_text()) if server is not None else None
+
+
+def by_query(log: TraceLog) -> str:
+    """The six store queries of a trace that took longest: their time, calls and rows."""
+    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0])
+    for event in log.events:
+        total = totals[event.name]
+        total[0] += 1
+        total[1] += event.seconds
+        total[2] += event.rows
+    ranked = sorted(totals.items(), key=lambda item: -item[1][1])[:6]
+    return "; ".join(
+        f"{name} {seconds:.3f} s ({calls:.0f} calls, {rows:.0f} rows)"
+        for name, (calls, seconds, rows) in ranked
+    )

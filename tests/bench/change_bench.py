@@ -16,28 +16,15 @@ import json
 import shutil
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import kgp
 from kgp.stores.tracer import TraceLog
 
+from tests.bench import by_query
 from tests.bench.scale_bench import CORPUS, StandInEncoder, UnigramWriter
 
 REMOVED = ("doc-000100.md", "doc-000200.md", "doc-000300.md")
-
-
-def by_query(log: TraceLog) -> str:
-    totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0])
-    for event in log.events:
-        total = totals[event.name]
-        total[0] += 1
-        total[1] += event.seconds
-        total[2] += event.rows
-    ranked = sorted(totals.items(), key=lambda item: -item[1][1])[:6]
-    return "; ".join(
-        f"{name} {seconds:.3f} s ({rows:.0f} rows)" for name, (_, seconds, rows) in ranked
-    )
 
 
 def measure(graph: Path, work: Path, writer: UnigramWriter) -> dict[str, float]:

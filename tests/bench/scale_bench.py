@@ -66,9 +66,9 @@ from kgp.access import ADMIN_CALLER
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.report import Progress
 from kgp.settings import StoreKind, load_settings
-from kgp.stores.tracer import QueryEvent
+from kgp.stores.tracer import TraceLog
 
-from tests.bench import memory_mb, store_server_pid
+from tests.bench import by_query, memory_mb, store_server_pid
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO.parent / "shared" / "data" / "qa" / "train" / "2wiki_corpus.json"
@@ -329,9 +329,8 @@ def measure(
         rate = spent["passages"] / spent["seconds"]
         print(f"{size}: measured as it stands: {passages:,} passages of {size:,}, no sync")
 
-    store_times = StoreTimes()
     started = time.perf_counter()
-    with kgp.open(data_dir=data_dir, loaded_encoder=encoder, tracer=store_times) as kg:
+    with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
         kg.retrieve(questions[0], 30)
         reopen_s = time.perf_counter() - started  # to the first answer
         say(size, f"reopened, first answer in {reopen_s:.2f} s; waiting for the vector index")
@@ -356,7 +355,7 @@ def measure(
         # index is complete (a write waits for it: at 1M, half an hour); its first text differs
         if kg.remove(ADDED):
             writer.sentences(50, writer.topic(7))
-        adds = timed_adds(size, kg, writer, added / ADDED, store_times)
+        adds = timed_adds(size, kg, writer, added / ADDED)
         add_s = statistics.median(adds)
         say(size, f"add {add_s:.2f} s" + ("; next, the add in a new session" if cold_add else ""))
         kg.remove(ADDED)  # the graph is left as it was found
@@ -385,30 +384,7 @@ def measure(
     }
 
 
-class StoreTimes:
-    """A tracer that, while on, sums each store query's time: where an add's time goes."""
-
-    def __init__(self) -> None:
-        self.on = False
-        self.seconds: Counter[str] = Counter()
-        self.calls: Counter[str] = Counter()
-
-    def __call__(self, event: QueryEvent) -> None:
-        if self.on:
-            self.seconds[event.name] += event.seconds
-            self.calls[event.name] += 1
-
-    def said(self, most: int = 6) -> str:
-        parts = [
-            f"{name} {1000 * seconds:.0f} ms/{self.calls[name]}"
-            for name, seconds in self.seconds.most_common(most)
-        ]
-        return f"store {sum(self.seconds.values()):.2f} s: " + ", ".join(parts)
-
-
-def timed_adds(
-    size: int, kg: Any, writer: UnigramWriter, path: Path, times: StoreTimes
-) -> list[float]:
+def timed_adds(size: int, kg: Any, writer: UnigramWriter, path: Path) -> list[float]:
     """The add of a new 50-passage document ADDS times, each run's seconds; says where each
     went. Each run's text is new (the last run's document removed first, untimed): a document
     removed and added again unchanged would meet its own removed vectors, which FalkorDB 4.16
@@ -421,14 +397,12 @@ def timed_adds(
         text = " ".join(f"{s[:-1]} (added sentence {i})." for i, s in enumerate(drawn))
         path.write_text("# Added\n\n" + text)
         kg.remove(path.name)
-        times.seconds.clear()
-        times.calls.clear()
-        times.on = True
+        log = kg.store.tracer = TraceLog()
         began = time.perf_counter()
         kg.add(path)
         seconds.append(time.perf_counter() - began)
-        times.on = False
-        say(size, f"an add {seconds[-1]:.2f} s ({times.said()})")
+        kg.store.tracer = None
+        say(size, f"an add {seconds[-1]:.2f} s: {by_query(log)}")
     return seconds
 
 
