@@ -120,9 +120,9 @@ class Memory:
             if present:
                 matrix = np.asarray([vectors[pid] for pid in present], dtype=np.float32)
                 self.whole.add(present, matrix)
-            for pid, (degree, weakest, flagged) in self.store.weakest_links(present).items():
-                if not flagged:
-                    self._note(pid, degree, weakest)
+            # (by_whole() loads only while no flag waits)
+            for pid, (degree, weakest, _) in self.store.weakest_links(present, flags=False).items():
+                self._note(pid, degree, weakest)
 
     # -- neighbour lists ---------------------------------------------------------------------
 
@@ -131,10 +131,11 @@ class Memory:
         changes only by the linker's writes, which it notes here, or by a removal, which flags
         the passages that lost a neighbour (NEEDS_KNN) until a refill: so while the graph holds
         a flag, every passage is read afresh."""
-        if self._links and self.store.knn_flags():
+        flags = self.store.knn_flags() > 0
+        if flags:
             self._links.clear()
         known = {pid: (*self._links[pid], False) for pid in ids if pid in self._links}
-        read = self.store.weakest_links([pid for pid in ids if pid not in known])
+        read = self.store.weakest_links([pid for pid in ids if pid not in known], flags=flags)
         for pid, (degree, weakest, flagged) in read.items():
             if not flagged:
                 self._note(pid, degree, weakest)

@@ -248,7 +248,10 @@ def test_kept_weakest_edges_are_read_again_while_a_flag_waits() -> None:
         def knn_flags(self) -> int:
             return self.flags
 
-        def weakest_links(self, ids: list[str]) -> dict[str, tuple[int, float | None, bool]]:
+        def weakest_links(
+            self, ids: list[str], *, flags: bool = True
+        ) -> dict[str, tuple[int, float | None, bool]]:
+            assert flags == (self.flags > 0)  # the flags are read only where one waits
             self.asked += ids
             return {pid: self.links[pid] for pid in ids if pid in self.links}
 

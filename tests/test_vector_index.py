@@ -188,8 +188,10 @@ def test_flags_and_weakest_links(store: GraphStore) -> None:
     store.write_document(make_document("a.txt", 2, seed=3, similar_to=links))
     a0 = passage_id("a.txt", 0)
     assert store.weakest_links([a0]) == {a0: (3, 0.5, False)}
+    assert store.weakest_links([a0, "missing"], flags=False) == {a0: (3, 0.5, False)}
     store.write_document(make_document("b.txt", 1, seed=4))  # a0 loses two neighbours
     assert store.weakest_links([a0, "missing"]) == {a0: (1, 0.5, True)}
+    assert store.weakest_links([a0], flags=False) == {a0: (1, 0.5, False)}  # the flag unread
     assert [r.id for r in store.passages_needing_knn()] == [a0] and store.knn_flags() == 1
     assert store.similar_edges([a0]) == {a0: [(passage_id("c.txt", 0), 0.5)]}
     assert store.weak_passages(0.5) == [a0] and store.weak_passages(0.4) == []

@@ -63,6 +63,7 @@ ADMIN_QUERIES = frozenset(
         "passages_needing_knn",
         "passages_without_text_hash",
         "pending_documents",
+        "similar_degrees",
         "similar_edges",
         "vector_index_bound",
         "weak_passages",
