@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from kgp.errors import StoreUnavailableError
 from kgp.stores import FalkorStore, falkor_indexes
-from kgp.stores.falkor_indexes import describe, progress, wait_for_indexes
+from kgp.stores.falkor_indexes import describe, progress, unfinished, wait_for_indexes
 from kgp.stores.falkor_params import cypher_value
 
 
@@ -101,3 +101,23 @@ def test_the_cli_reports_a_long_wait_on_stderr_unless_quiet(
                 assert graph.store.on_wait is not None
                 graph.store.on_wait("waiting for the indexes: Passage (1 of 2) entries")
     assert "kgp: waiting for the indexes: Passage (1 of 2) entries" in capsys.readouterr().err
+
+
+def test_a_vector_index_alone_being_built_does_not_hold_reads() -> None:
+    """After a server was killed, its log's vector index is built again at the next start as a
+    new version of the label's indexes, while the version before answers (rows as FalkorDB 4.16
+    gives them): reads wait for the other indexes only."""
+    fields = {"id": ["RANGE"], "doc_id": ["RANGE"], "text": ["FULLTEXT"]}
+    building = "[Indexing] 566/100050: UNDER CONSTRUCTION"
+    rows = [
+        ["Passage", {**fields, "embedding": ["VECTOR"]}, building],
+        ["Passage", fields, "OPERATIONAL"],
+        ["Keyword", {"term": ["RANGE"]}, "OPERATIONAL"],
+    ]
+    assert unfinished(rows) == {"Passage": building}
+    assert unfinished(rows, vectors=False) == {}
+    # a range index added with it, or a label with no version answering yet: waited for
+    more = [["Passage", {**fields, "text_hash": ["RANGE"], "embedding": ["VECTOR"]}, building]]
+    assert unfinished(more + rows[1:], vectors=False) == {"Passage": building}
+    assert unfinished(rows[:1], vectors=False) == {"Passage": building}
+    assert unfinished(rows[1:]) == {}

@@ -5,7 +5,9 @@ without it and builds it in the background. Meanwhile searches are exact and wri
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ from kgp.access import Caller
 from kgp.errors import StoreError
 from kgp.settings import load_settings
 from kgp.stores import FalkorStore, store_from_settings
-from kgp.stores.falkor import WRITE_INDEXES
+from kgp.stores.falkor_indexes import WRITE_INDEXES
 from kgp.stores.falkor_server import EmbeddedServer
 from kgp.stores.processes import pid_alive
 from kgp.stores.search import StoreSearch
@@ -168,6 +170,52 @@ def test_searches_while_the_index_is_built_are_exact_and_filtered(
         monkeypatch.undo()
         assert search(store, vectors) == indexed[0]
         assert store._vectors_ready  # it saw the index complete and went back to it
+
+
+def test_a_killed_servers_index_build_is_replayed_without_holding_the_open(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server killed after its start built the vector index leaves that build in its log: the
+    next start replays it, and FalkorDB builds the label's indexes again as a new version while
+    the version before (without the vector index) answers. The open waits for the others, not for
+    that build (30 minutes at a million passages; a small graph's is over at once, so its status
+    is shown as a large graph's): searches are exact until it ends, and answer as before it."""
+    vectors = written(data_dir)
+    store = FalkorStore(data_dir=data_dir, park=True).open()
+    store.await_vector_index()
+    expected = search(store, vectors)
+    pid = store.server.server_pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    store.server._reap_if_child()
+    store.close()
+    logs = (data_dir / "falkordb" / "appendonlydir").glob("*.incr.aof")
+    assert any("CREATE VECTOR INDEX" in log.read_text(errors="replace") for log in logs)
+
+    building = [True]
+    real_rows = FalkorStore._index_rows
+
+    def rows(self: FalkorStore) -> list[list[Any]]:
+        found = list(real_rows(self))
+        if building[0]:
+            status = "[Indexing] 3/72: UNDER CONSTRUCTION"
+            found += [
+                [label, {**dict(types), "embedding": ["VECTOR"]}, status]
+                for label, types, _ in found
+                if label == "Passage"
+            ]
+        return found
+
+    monkeypatch.setattr(FalkorStore, "_index_rows", rows)
+    with FalkorStore(data_dir=data_dir, park=True) as again:
+        assert not again._vectors_ready  # open, the build going on
+        log = TraceLog()
+        again.tracer = log
+        assert search(again, vectors) == expected
+        assert "knn_exact" in log.names()
+        building[0] = False
+        assert search(again, vectors) == expected
+        assert again._vectors_ready and "knn_candidates_all" in log.names()
 
 
 def test_a_store_that_is_not_the_last_user_leaves_the_index(data_dir: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, Self
 
@@ -18,7 +19,14 @@ from kgp.errors import (
     StoreUnavailableError,
 )
 from kgp.stores.base import GraphStore
-from kgp.stores.falkor_indexes import INDEX_STALL_SECONDS, indexes_of, wait_for_indexes
+from kgp.stores.falkor_indexes import (
+    INDEX_STALL_SECONDS,
+    RANGE_INDEXES,
+    WRITE_INDEXES,
+    indexes_of,
+    unfinished,
+    wait_for_indexes,
+)
 from kgp.stores.falkor_params import params_header, plain
 from kgp.stores.falkor_server import STALL_SECONDS, EmbeddedServer
 from kgp.stores.health import IndexHealth, ef_for, sampled_recall, too_many_orphans
@@ -26,31 +34,6 @@ from kgp.stores.maintenance import Row
 from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
 
-# Range indexes: (label or relationship type, query, properties). The vector index is created
-# last: adding an index to a label re-indexes its nodes, which in FalkorDB 4.16 would leave an
-# orphaned vector for each passage (see rebuild_vector_index).
-RANGE_INDEXES = (
-    ("Document", "index_document", ("id",)),
-    ("Page", "index_page", ("id", "doc_id")),
-    ("Table", "index_table", ("id", "doc_id")),
-    ("Passage", "index_passage", ("id", "doc_id")),
-    ("Passage", "index_passage_text_hash", ("text_hash",)),
-    ("Keyword", "index_keyword", ("term",)),
-    ("SIMILAR", "index_similar_score", ("score",)),
-    ("NEEDS_KNN", "index_knn_flag", ("flag",)),
-)
-
-
-# Indexes only writes use (keywords looked up by term, edges by score, flags), set aside with
-# the vector index by the last user to stop the server (see _park_indexes): a start loads every
-# index of the snapshot before it answers (a 50,000-passage graph: 4.25 s with these, 2.42 s
-# without). (label or relationship type, property, query creating it, query dropping it.) None
-# is on Passage: an index added to the passages' label would orphan every vector (see above).
-WRITE_INDEXES = (
-    ("Keyword", "term", "index_keyword", "drop_index_keyword"),
-    ("SIMILAR", "score", "index_similar_score", "drop_index_similar_score"),
-    ("NEEDS_KNN", "flag", "index_knn_flag", "drop_index_knn_flag"),
-)
 PARK_SECONDS = 20.0  # how long a close waits for the dropped indexes to go, if nothing moves
 # ...and for the snapshot without them: past it the server stops with the snapshot it has, and
 # the next start builds those indexes while it loads (at 1M passages the HNSW index alone takes
@@ -98,8 +81,8 @@ class FalkorStore(GraphStore):
             return self
         self.server.start()
         atexit.register(self.close)
-        self._connect()
-        if not self._unpark_vector_index() and self.server.launched:
+        self._connect(vectors=False)  # (a vector index built after a killed server's log)
+        if self._vectors_ready and not self._unpark_vector_index() and self.server.launched:
             # it replayed its append-only file: where the log itself created the vector index
             # (an older kgp's; see _seal_indexes), each replayed passage left an orphaned vector
             self.heal_vector_index()
@@ -221,16 +204,17 @@ class FalkorStore(GraphStore):
         exact = [self.run("knn_exact", {"row": r, "limit": r["limit"]}) for r in rows]
         return [row for found in exact for row in found]
 
-    def _building(self) -> dict[str, str]:
+    def _building(self, vectors: bool = True) -> dict[str, str]:
         """The labels whose indexes are being built, with FalkorDB's status of each (the
-        graph's are complete when none)."""
+        graph's are complete when none); ``vectors=False``: but for a vector index alone."""
+        return unfinished(self._index_rows(), vectors=vectors)
+
+    def _index_rows(self) -> list[list[Any]]:
+        """``index_status``'s rows: each index version's label, fields and status."""
         try:
-            rows = self.graph.ro_query(cypher.load(self.dialect, "index_status")).result_set
+            return self.graph.ro_query(cypher.load(self.dialect, "index_status")).result_set
         except redis.ResponseError:
-            return {}  # no graph yet: nothing to index
-        return {
-            str(label): str(status) for label, status in rows if "OPERATIONAL" not in str(status)
-        }
+            return []  # no graph yet: nothing to index
 
     @property
     def graph(self) -> Graph:
@@ -285,17 +269,21 @@ class FalkorStore(GraphStore):
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
 
-    def _connect(self) -> None:
+    def _connect(self, vectors: bool = True) -> None:
+        """Connect and wait for the indexes (``vectors=False``: reads do without a vector
+        index being built, and writes wait for it in prepare_writes)."""
         self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
         self._graph = self._db.select_graph(self.graph_name)
-        self._wait_for_indexes()
+        self._wait_for_indexes(vectors=vectors)
 
-    def _wait_for_indexes(self, stall: float = INDEX_STALL_SECONDS) -> None:
+    def _wait_for_indexes(self, stall: float = INDEX_STALL_SECONDS, vectors: bool = True) -> None:
         """After a start or reload, FalkorDB rebuilds indexes in the background, and queries
         meanwhile see part of the graph: wait until every index is operational, as long as the
-        build goes on (:mod:`kgp.stores.falkor_indexes`)."""
-        wait_for_indexes(self._building, what=self.describe(), stall=stall, notice=self.on_wait)
-        self._vectors_ready = True
+        build goes on (:mod:`kgp.stores.falkor_indexes`); ``vectors=False``: but a vector
+        index, which searches do without meanwhile."""
+        building = partial(self._building, vectors)
+        wait_for_indexes(building, what=self.describe(), stall=stall, notice=self.on_wait)
+        self._vectors_ready = vectors or "Passage" not in self._building()
 
     def _reload(self) -> None:
         """Reload the graph from the append-only file, which never holds a failed query (see
