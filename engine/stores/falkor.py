@@ -212,7 +212,7 @@ class FalkorStore(GraphStore):
     def _index_rows(self) -> list[list[Any]]:
         """``index_status``'s rows: each index version's label, fields and status."""
         try:
-            return self.graph.ro_query(cypher.load(self.dialect, "index_status")).result_set
+            return list(self.graph.ro_query(cypher.load(self.dialect, "index_status")).result_set)
         except redis.ResponseError:
             return []  # no graph yet: nothing to index
 
