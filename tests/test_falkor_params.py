@@ -1,14 +1,16 @@
-"""FalkorDB's parameter text: vectors go as 9-digit decimals that give back the same float32s."""
+"""FalkorDB's parameter text: vectors go as 9-digit decimals that give back the same float32s;
+result values come back as plain lists and dicts."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from kgp.stores import FalkorStore
-from kgp.stores.falkor_params import cypher_value
+from kgp.stores.falkor_params import cypher_value, plain
 
 FLOAT32 = st.floats(width=32, allow_nan=False, allow_infinity=False)
 
@@ -42,3 +44,37 @@ def test_vectors_read_back_from_the_store_are_the_float32s_sent(tmp_path: Path) 
         rows = store.graph.ro_query("MATCH (v:V) RETURN v.i, v.e ORDER BY v.i").result_set
     back = np.asarray([row[1] for row in rows], dtype=np.float32)
     assert np.array_equal(back, vectors)
+
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner) | st.lists(inner).map(tuple) | st.dictionaries(st.text(max_size=3), inner)
+    ),
+    max_leaves=20,
+)
+
+
+def walked(value: Any) -> Any:
+    """What ``plain`` gives, spelled out: tuples become lists, at every level."""
+    if isinstance(value, dict):
+        return {str(k): walked(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [walked(v) for v in value]
+    return value
+
+
+@given(VALUES)
+def test_result_values_come_back_as_plain_lists_and_dicts(value: Any) -> None:
+    out = plain(value)
+    assert out == walked(value)
+    assert type(out) is type(walked(value))
+    pending = [out]
+    while pending:  # no tuple left at any depth
+        item = pending.pop()
+        assert not isinstance(item, tuple)
+        if isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, dict):
+            pending.extend(item.values())

@@ -67,8 +67,18 @@ def params_header(parameters: Mapping[str, Any]) -> str:
     return "CYPHER " + " ".join(f"{_key(k)}={cypher_value(v)}" for k, v in parameters.items()) + " "
 
 
+_SCALARS = frozenset({float, int, str, bool, type(None)})
+
+
 def plain(value: Any) -> Any:
-    """A value of a result row as plain Python (lists and dicts all the way down)."""
+    """A value of a result row as plain Python (lists and dicts all the way down). A list of
+    scalars, every vector among them, is kept as the client built it: walking an embedding's
+    384 floats one call each cost 0.4 ms a vector, more than the client's parse of it."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is list and all(type(v) in _SCALARS for v in value):
+        return value
     if isinstance(value, Mapping):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
