@@ -205,7 +205,8 @@ class SimilarityLinker:
             tried = sorted(i for i, sim in near.get(pid, {}).items() if sim >= bars[pid])
             if tried:
                 partial[pid] = tried
-        vectors = self.memory.vectors([p for p in whole if p not in index] + list(partial))
+        stored = self.memory.reachable([p for p in whole if p not in index], bars, matrix)
+        vectors = self.memory.vectors(stored + list(partial))
         offers: dict[str, Ranked] = {}
         present = [p for p in whole if p in index or p in vectors]
         for start in range(0, len(present), 512):

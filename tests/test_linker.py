@@ -21,8 +21,8 @@ from kgp.ingest.edges import (
     Group,
     SimilarityLinker,
 )
-from kgp.ingest.memory import Memory
-from kgp.ingest.scores import best_of, exact_scores, offered
+from kgp.ingest.memory import REACH_NEW, Memory
+from kgp.ingest.scores import ROUGH, best_of, exact_scores, offered
 from kgp.stores import FalkorStore
 from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge
@@ -274,6 +274,98 @@ def test_kept_weakest_edges_are_read_again_while_a_flag_waits() -> None:
     store.flags = 0
     memory.links(["a", "b"])
     assert store.asked[5:] == ["b"]  # a was kept from the fresh read; b, flagged, was not
+
+
+def test_a_weak_passage_no_new_one_comes_near_is_not_read() -> None:
+    """A passage compared with every new one (weakly linked) has its vector read only where
+    the store's similarity to some new passage comes within 2 ROUGH of its bar; one with
+    fewer than k neighbours (no bar), or whose vector is held, is not asked about; a group
+    of more than REACH_NEW passages reads them all."""
+    bar = 0.5
+    best = {"far": bar - 3 * ROUGH, "edge": bar - 2 * ROUGH, "near": 0.75, "few": -1.0}
+
+    class Store:
+        def __init__(self) -> None:
+            self.asked: list[list[str]] = []
+
+        def best_similarities(self, ids: list[str], vectors: list[list[float]]) -> dict:
+            self.asked.append(list(ids))
+            assert len(vectors) == len(new)
+            return {pid: best[pid] for pid in ids if pid in best}
+
+    store = Store()
+    memory = Memory(cast(GraphStore, store), size=10)
+    memory.remember(["held"], unit_rows(np.random.default_rng(1), 1))
+    ids = ["far", "edge", "few", "held", "near", "gone"]
+    bars = {"far": bar, "edge": bar, "few": -np.inf, "held": bar, "near": bar, "gone": bar}
+    new = unit_rows(np.random.default_rng(2), 3)
+    assert memory.reachable(ids, bars, new) == ["edge", "few", "held", "near", "gone"]
+    assert store.asked == [["far", "edge", "near", "gone"]]
+    new = unit_rows(np.random.default_rng(2), REACH_NEW + 1)
+    assert memory.reachable(ids, bars, new) == ids
+    assert len(store.asked) == 1
+
+
+def recording(store: Any) -> tuple[list[str], list[str]]:
+    """The passages a store is asked about by ``best_similarities``, and those whose vectors
+    it reads, as they come."""
+    asked: list[str] = []
+    read: list[str] = []
+    best_similarities, passage_embeddings = store.best_similarities, store.passage_embeddings
+
+    def best(ids: Any, vectors: Any) -> dict[str, float]:
+        asked.extend(ids)
+        return best_similarities(ids, vectors)
+
+    def embeddings(ids: Any) -> dict[str, list[float]]:
+        ids = list(ids)
+        read.extend(ids)
+        return passage_embeddings(ids)
+
+    store.best_similarities, store.passage_embeddings = best, embeddings
+    return asked, read
+
+
+def test_an_added_documents_weak_neighbours_are_read_only_where_it_comes_near(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Documents added one at a time in new sessions, every stored edge weak (each passage with
+    k neighbours is compared with every new one): most of those passages are far from a new
+    document and their vectors are not read, and every passage still ends with exactly its k
+    nearest, near-duplicates of stored passages among the new ones included."""
+    writer = random.Random(8)
+    words = [f"w{n}" for n in range(300)]
+    topics = [writer.sample(words, 8) for _ in range(6)]
+
+    def text(topic: list[str], tag: str) -> str:
+        sentences = []
+        for i in range(10):
+            chosen = [writer.choice(topic if writer.random() < 0.6 else words) for _ in range(9)]
+            sentences.append(f"{' '.join(chosen)} {tag} {i}.".capitalize())
+        return " ".join(sentences)
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(12):
+        (folder / f"d{n:02d}.md").write_text(text(topics[n % 6], f"item d{n}"))
+    monkeypatch.setattr(edges, "LEAST_BUDGET", 100_000)  # every edge weak
+    options = {"data_dir": tmp_path / "kb", "loaded_encoder": StandInEncoder()}
+    with kgp.open(**options) as kg:
+        kg.sync(folder)
+    asked_in_all = skipped_in_all = 0
+    added = [text(topics[0], "new a"), text(topics[3], "new b")]
+    added.append((folder / "d01.md").read_text())  # the same sentences as a stored document
+    for n, body in enumerate(added):
+        (folder / f"new{n}.md").write_text(body)
+        with kgp.open(**options) as kg:
+            asked, read = recording(kg.store)
+            kg.add(folder / f"new{n}.md")
+            stored, expected = lists_and_exact(kg)
+        assert stored == expected
+        asked_in_all += len(set(asked))
+        skipped_in_all += len(set(asked) - set(read))
+    assert len(stored) == 15 * 10
+    assert asked_in_all > 200 and skipped_in_all > asked_in_all / 2
 
 
 def test_a_graph_of_at_most_k_passages_is_linked_whole_whatever_its_floor(

@@ -181,6 +181,25 @@ def test_creating_documents_and_edges_leaves_no_orphan(fresh_store: GraphStore) 
     assert store.orphaned_vectors() == 0
 
 
+def test_best_similarities_are_the_cosines_within_the_tie_margin(store: GraphStore) -> None:
+    """The store's own float32 cosine of each passage with the nearest of a few vectors: what
+    the linker trusts to skip a weakly linked passage's vector (within TIE of the exact)."""
+    store.write_document(make_document("b.txt", 6, seed=1))
+    vectors = own_vectors(store, "b.txt", 6)
+    rng = np.random.default_rng(9)
+    queries = rng.standard_normal((4, DIM)).astype(np.float32)
+    queries[1] = np.asarray(vectors[passage_id("b.txt", 2)], dtype=np.float32)  # its own
+    best = store.best_similarities([*vectors, "missing"], queries.tolist())
+    assert set(best) == set(vectors)
+    units = queries / np.linalg.norm(queries, axis=1, keepdims=True)
+    for pid, vector in vectors.items():
+        row = np.asarray(vector, dtype=np.float64)
+        exact = float((units.astype(np.float64) @ (row / np.linalg.norm(row))).max())
+        assert abs(best[pid] - exact) < 1e-5
+    assert best[passage_id("b.txt", 2)] > 1 - 1e-5
+    assert store.best_similarities([], queries.tolist()) == {}
+
+
 def test_flags_and_weakest_links(store: GraphStore) -> None:
     store.write_document(make_document("b.txt", 2, seed=1))
     store.write_document(make_document("c.txt", 1, seed=2))

@@ -48,6 +48,7 @@ class CoveredStore(Protocol):
 ADMIN_QUERIES = frozenset(
     {
         "any_passage_vector",
+        "best_similarities",
         "sample_passages",
         "count_knn_flags",
         "count_passages",

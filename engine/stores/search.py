@@ -191,6 +191,24 @@ class StoreSearch(RunsQueries):
         rows = self.run("passage_embeddings", {"ids": id_list})
         return {str(r["id"]): r["embedding"] for r in rows}
 
+    def best_similarities(
+        self, ids: Iterable[str], vectors: Sequence[Sequence[float]]
+    ) -> dict[str, float]:
+        """For passages by id (those that exist), the highest cosine similarity of their
+        embedding to any of ``vectors``, computed by the store in float32: within ``TIE`` of
+        the exact score (1e-6 on the scale bench's vectors). What the k-NN linker asks instead
+        of reading the vectors of weakly linked passages, most of which no new passage comes
+        near (315 passages against 50 vectors at 10k passages: 40 ms, against 140 ms to read
+        them, FalkorDB sending each float as text)."""
+        id_list = list(dict.fromkeys(ids))
+        if not id_list or not vectors:
+            return {}
+        rows = self.run(
+            "best_similarities",
+            {"ids": id_list, "vectors": [list(map(float, vector)) for vector in vectors]},
+        )
+        return {str(r["id"]): float(r["best"]) for r in rows}
+
     def fulltext_search(self, text: str, limit: int = 10) -> list[SearchHit]:
         """Passages matching words of ``text``, ranked by BM25 with binary term frequency:
         the sum of the matched terms' inverse document frequencies, counted over the passages
