@@ -14,6 +14,7 @@ from kgp.ingest.scores import ROUGH
 from kgp.ingest.whole import Whole
 from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
+from kgp.stores.search import TIE
 
 Link = tuple[int, float | None, bool]  # degree, weakest score, flagged for a refill
 LOAD_SECONDS = 6e-4  # to read one passage's vector and list into the whole matrix (a vector
@@ -30,6 +31,7 @@ class Memory:
     def __init__(self, store: GraphStore, size: int, *, k: int = 5) -> None:
         self.store = store
         self.size = size
+        self.k = k
         # every passage's vector and bar, while this process holds them all
         self.whole = Whole(k)
         self._began = False  # whether the graph was looked at for a whole matrix yet
@@ -151,16 +153,26 @@ class Memory:
 
     # -- neighbour lists ---------------------------------------------------------------------
 
-    def links(self, ids: Sequence[str]) -> dict[str, Link]:
+    def links(
+        self, ids: Sequence[str], reach: Mapping[str, float] | None = None
+    ) -> dict[str, Link]:
         """``(degree, weakest, flagged)`` of passages (those in the graph). A passage's list
         changes only by the linker's writes, which it notes here, or by a removal, which flags
         the passages that lost a neighbour (NEEDS_KNN) until a refill: so while the graph holds
-        a flag, every passage is read afresh."""
+        a flag, every passage is read afresh. ``reach``: for some of the ids, their highest
+        similarity to a new passage; while no flag waits, those are read only where a new
+        passage may enter their list (:meth:`GraphStore.links_within_reach`, with twice the
+        tie margin the linker's bar allows), the others left out as if absent."""
         flags = self.store.knn_flags() > 0
         if flags:
             self._links.clear()
         known = {pid: (*self._links[pid], False) for pid in ids if pid in self._links}
-        read = self.store.weakest_links([pid for pid in ids if pid not in known], flags=flags)
+        unread = [pid for pid in ids if pid not in known]
+        narrow = {} if flags or not reach else {pid: reach[pid] for pid in unread if pid in reach}
+        read = self.store.weakest_links([pid for pid in unread if pid not in narrow], flags=flags)
+        if narrow:
+            found = self.store.links_within_reach(narrow, k=self.k, margin=2 * TIE)
+            read |= {pid: (degree, weakest, False) for pid, (degree, weakest) in found.items()}
         for pid, (degree, weakest, flagged) in read.items():
             if not flagged:
                 self._note(pid, degree, weakest)

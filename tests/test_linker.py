@@ -306,33 +306,44 @@ def test_a_weak_passage_no_new_one_comes_near_is_not_read() -> None:
     assert len(store.asked) == 1
 
 
-def recording(store: Any) -> tuple[list[str], list[str]]:
-    """The passages a store is asked about by ``best_similarities``, and those whose vectors
-    it reads, as they come."""
-    asked: list[str] = []
-    read: list[str] = []
-    best_similarities, passage_embeddings = store.best_similarities, store.passage_embeddings
+def recording(store: Any) -> dict[str, list[str]]:
+    """What a store is asked, as it comes: the passages ``best_similarities`` is asked about
+    ("asked"), those whose vectors are read ("read"), and those ``links_within_reach`` is asked
+    about ("reach") and returns ("enter")."""
+    calls: dict[str, list[str]] = {"asked": [], "read": [], "reach": [], "enter": []}
+    best_similarities = store.best_similarities
+    passage_embeddings = store.passage_embeddings
+    links_within_reach = store.links_within_reach
 
     def best(ids: Any, vectors: Any) -> dict[str, float]:
-        asked.extend(ids)
+        calls["asked"].extend(ids)
         return best_similarities(ids, vectors)
 
     def embeddings(ids: Any) -> dict[str, list[float]]:
         ids = list(ids)
-        read.extend(ids)
+        calls["read"].extend(ids)
         return passage_embeddings(ids)
 
+    def reach(best: Any, **options: Any) -> dict[str, tuple[int, float | None]]:
+        calls["reach"].extend(best)
+        found = links_within_reach(best, **options)
+        calls["enter"].extend(found)
+        return found
+
     store.best_similarities, store.passage_embeddings = best, embeddings
-    return asked, read
+    store.links_within_reach = reach
+    return calls
 
 
-def test_an_added_documents_weak_neighbours_are_read_only_where_it_comes_near(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("weak", [True, False])
+def test_an_added_document_reads_only_the_passages_it_may_enter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, weak: bool
 ) -> None:
-    """Documents added one at a time in new sessions, every stored edge weak (each passage with
-    k neighbours is compared with every new one): most of those passages are far from a new
-    document and their vectors are not read, and every passage still ends with exactly its k
-    nearest, near-duplicates of stored passages among the new ones included."""
+    """Documents added one at a time in new sessions, every passage still ends with exactly its
+    k nearest, near-duplicates of stored passages among the new ones included. With every
+    stored edge weak (each passage with k neighbours compared with every new one), most are far
+    from a new document and their vectors are not read; with almost none weak, the searches'
+    passages above the floor are read only where a new passage may enter their list."""
     writer = random.Random(8)
     words = [f"w{n}" for n in range(300)]
     topics = [writer.sample(words, 8) for _ in range(6)]
@@ -348,24 +359,68 @@ def test_an_added_documents_weak_neighbours_are_read_only_where_it_comes_near(
     folder.mkdir()
     for n in range(12):
         (folder / f"d{n:02d}.md").write_text(text(topics[n % 6], f"item d{n}"))
-    monkeypatch.setattr(edges, "LEAST_BUDGET", 100_000)  # every edge weak
+    monkeypatch.setattr(edges, "LEAST_BUDGET", 100_000 if weak else 1)
+    monkeypatch.setattr(edges, "WEAK_PER_PASSAGE", 16 if weak else 0.05)
     options = {"data_dir": tmp_path / "kb", "loaded_encoder": StandInEncoder()}
     with kgp.open(**options) as kg:
         kg.sync(folder)
-    asked_in_all = skipped_in_all = 0
+    asked = skipped = reached = entered = 0
     added = [text(topics[0], "new a"), text(topics[3], "new b")]
     added.append((folder / "d01.md").read_text())  # the same sentences as a stored document
     for n, body in enumerate(added):
         (folder / f"new{n}.md").write_text(body)
         with kgp.open(**options) as kg:
-            asked, read = recording(kg.store)
+            calls = recording(kg.store)
             kg.add(folder / f"new{n}.md")
             stored, expected = lists_and_exact(kg)
         assert stored == expected
-        asked_in_all += len(set(asked))
-        skipped_in_all += len(set(asked) - set(read))
+        asked += len(set(calls["asked"]))
+        skipped += len(set(calls["asked"]) - set(calls["read"]))
+        reached, entered = reached + len(calls["reach"]), entered + len(calls["enter"])
     assert len(stored) == 15 * 10
-    assert asked_in_all > 200 and skipped_in_all > asked_in_all / 2
+    if weak:
+        assert asked > 200 and skipped > asked / 2
+    else:
+        assert reached > 100 and entered < reached / 2
+
+
+def test_links_of_passages_no_new_one_can_enter_are_not_returned() -> None:
+    """Passages given with their best similarity to a new passage are read by the store's
+    filter while no flag waits (twice the tie margin below the weakest still counts), the rest
+    in full; while a flag waits, every passage is read in full, flags and all."""
+
+    class Store:
+        def __init__(self) -> None:
+            self.flags = 0
+            self.full: list[str] = []
+            self.filtered: list[dict[str, float]] = []
+            self.links = {"a": (5, 0.5, False), "b": (5, 0.5, False), "c": (2, 0.4, False)}
+
+        def knn_flags(self) -> int:
+            return self.flags
+
+        def weakest_links(self, ids: list[str], *, flags: bool = True) -> dict:
+            self.full += ids
+            return {pid: self.links[pid] for pid in ids if pid in self.links}
+
+        def links_within_reach(self, best: dict[str, float], *, k: int, margin: float) -> dict:
+            self.filtered.append(dict(best))
+            assert (k, margin) == (5, 2 * edges.EPS)
+            return {
+                pid: self.links[pid][:2]
+                for pid, value in best.items()
+                if pid in self.links
+                and (self.links[pid][0] < k or value >= self.links[pid][1] - margin)
+            }
+
+    store = Store()
+    memory = Memory(cast(GraphStore, store), size=10)
+    reach = {"a": 0.5 - 2 * edges.EPS, "b": 0.25, "c": 0.1}
+    assert memory.links(["a", "b", "c", "w"], reach) == {"a": (5, 0.5, False), "c": (2, 0.4, False)}
+    assert store.full == ["w"] and store.filtered == [reach]
+    store.flags, store.links["b"] = 1, (4, 0.5, True)
+    assert memory.links(["a", "b"], {"a": 0.9, "b": 0.1})["b"] == (4, 0.5, True)
+    assert store.full == ["w", "a", "b"] and len(store.filtered) == 1
 
 
 def test_a_graph_of_at_most_k_passages_is_linked_whole_whatever_its_floor(

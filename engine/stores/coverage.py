@@ -58,6 +58,7 @@ ADMIN_QUERIES = frozenset(
         "dump_relationships",
         "fulltext_term_all",
         "knn_candidates_all",
+        "links_within_reach",
         "passage_embeddings",
         "passage_ids",
         "passages_by_text_hash",

@@ -87,6 +87,27 @@ class StoreMaintenance(RunsQueries):
             for r in self.run(query, {"ids": id_list})
         }
 
+    def links_within_reach(
+        self, best: Mapping[str, float], *, k: int, margin: float
+    ) -> dict[str, tuple[int, float | None]]:
+        """``(degree, weakest score)`` of the passages of ``best`` (id -> its highest similarity
+        to a new passage) whose neighbour list that passage may enter: fewer than ``k``
+        out-edges, or ``best`` at least the weakest less ``margin``; for a graph that holds no
+        NEEDS_KNN flag (:meth:`knn_flags`). Absent ids are not in the graph or cannot gain
+        (at 300k passages most of the 10,000 a small group's searches find: their rows cost
+        as much to turn into Python as the store spends looking them up)."""
+        if not best:
+            return {}
+        ids = list(best)
+        rows = self.run(
+            "links_within_reach",
+            {"ids": ids, "best": [float(best[pid]) for pid in ids], "k": k, "margin": margin},
+        )
+        return {
+            str(r["id"]): (int(r["degree"]), None if r["weakest"] is None else float(r["weakest"]))
+            for r in rows
+        }
+
     def weak_passages(self, threshold: float) -> list[str]:
         """Passages whose weakest SIMILAR edge scores at most ``threshold``."""
         return [str(r["id"]) for r in self.run("weak_passages", {"t": float(threshold)})]
