@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from kgp.access import ADMIN_CALLER
-from kgp.ingest.memory import REACH_NEW, Memory
+from kgp.ingest.memory import Memory, reach
 from kgp.ingest.scores import Ranked, best_of, contenders, exact_scores, merge, offered
 from kgp.ranking import top
 from kgp.stores.base import GraphStore
@@ -190,8 +190,7 @@ class SimilarityLinker:
                 if pid not in index and sim > least:
                     near.setdefault(pid, {})[i] = sim
         weak = set(group.weak) - index.keys()
-        reach = {pid: max(sims.values()) for pid, sims in near.items() if pid not in weak}
-        links = self.memory.links([*near, *weak], reach if len(new_ids) <= REACH_NEW else None)
+        links = self.memory.links([*near, *weak], reach(near, weak, len(new_ids)))
         # the least score that can enter each passage's neighbours (none for a new passage, not
         # yet linked to the later ones of its group, or one with fewer than k)
         bars = {pid: self._bar(degree, weakest) for pid, (degree, weakest, _) in links.items()}

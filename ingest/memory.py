@@ -6,7 +6,7 @@ float as text)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import cast
 
 import numpy as np
@@ -19,8 +19,21 @@ from kgp.stores.search import TIE
 Link = tuple[int, float | None, bool]  # degree, weakest score, flagged for a refill
 LOAD_SECONDS = 6e-4  # to read one passage's vector and list into the whole matrix (a vector
 # costs about 0.45 ms: FalkorDB sends each float as text)
-REACH_NEW = 128  # new passages, at most, for which the store checks which vectors are worth
-# reading (it compares every pair: about 2.5 us each at 10k passages, a vector read 0.3 ms)
+REACH_NEW = 128  # new passages, at most, in a group whose reads the store narrows: which weak
+# passages' vectors are worth reading (it compares every pair: about 2.5 us each at 10k passages,
+# a vector read 0.3 ms) and which links (a larger group keeps every list it reads for the next)
+
+
+def reach(
+    near: Mapping[str, Mapping[int, float]], weak: Collection[str], new: int
+) -> dict[str, float] | None:
+    """For a group of at most REACH_NEW new passages, the highest similarity of each stored
+    passage found near them (``near``: passage -> new passage -> similarity) to any of them,
+    weakly linked ones left out (they are read whole), for :meth:`Memory.links`; None for a
+    larger group, whose lists are all read (and kept for its next groups); pure."""
+    if new > REACH_NEW:
+        return None
+    return {pid: max(sims.values()) for pid, sims in near.items() if pid not in weak}
 
 
 class Memory:

@@ -21,7 +21,7 @@ from kgp.ingest.edges import (
     Group,
     SimilarityLinker,
 )
-from kgp.ingest.memory import REACH_NEW, Memory
+from kgp.ingest.memory import REACH_NEW, Memory, reach
 from kgp.ingest.scores import ROUGH, best_of, exact_scores, offered
 from kgp.stores import FalkorStore
 from kgp.stores.base import GraphStore
@@ -413,11 +413,14 @@ def test_links_of_passages_no_new_one_can_enter_are_not_returned() -> None:
                 and (self.links[pid][0] < k or value >= self.links[pid][1] - margin)
             }
 
+    near = {"a": {0: 0.25, 2: 0.5 - 2 * edges.EPS}, "b": {1: 0.25}, "c": {0: 0.1}, "w": {1: 0.9}}
+    best = reach(near, {"w"}, REACH_NEW)
+    assert best == {"a": 0.5 - 2 * edges.EPS, "b": 0.25, "c": 0.1}
+    assert reach(near, {"w"}, REACH_NEW + 1) is None  # a larger group reads every list
     store = Store()
     memory = Memory(cast(GraphStore, store), size=10)
-    reach = {"a": 0.5 - 2 * edges.EPS, "b": 0.25, "c": 0.1}
-    assert memory.links(["a", "b", "c", "w"], reach) == {"a": (5, 0.5, False), "c": (2, 0.4, False)}
-    assert store.full == ["w"] and store.filtered == [reach]
+    assert memory.links(["a", "b", "c", "w"], best) == {"a": (5, 0.5, False), "c": (2, 0.4, False)}
+    assert store.full == ["w"] and store.filtered == [best]
     store.flags, store.links["b"] = 1, (4, 0.5, True)
     assert memory.links(["a", "b"], {"a": 0.9, "b": 0.1})["b"] == (4, 0.5, True)
     assert store.full == ["w", "a", "b"] and len(store.filtered) == 1
