@@ -48,6 +48,7 @@ class Memory:
         # every passage's vector and bar, while this process holds them all
         self.whole = Whole(k)
         self._began = False  # whether the graph was looked at for a whole matrix yet
+        self._deferred = False  # whether this sync set the vector index aside (index_back)
         self.index_s = 0.0  # seconds the linker spent by the index since the matrix was loaded
         self._vectors: dict[str, np.ndarray] = {}
         self._held: dict[str, set[str]] = {}  # document -> its passages with a vector kept
@@ -121,12 +122,26 @@ class Memory:
         cost as much as the load would, while the graph holds exactly its passages (another
         process's write ends it) and no NEEDS_KNN flag waits (a removal: the index until the
         refill)."""
+        if self._whole_now():
+            return True
+        self.index_back(wait=True)  # linking by the index needs it whole
+        return False
+
+    def index_back(self, *, wait: bool = False) -> None:
+        """Build the vector index a sync into an empty graph set aside (its passages linked by
+        the matrix need none): at the sync's end, or before linking by the index."""
+        if self._deferred:
+            self.store.restore_vector_index(wait=wait)
+            self._deferred = not self.store.count_passages()  # an empty graph builds none
+
+    def _whole_now(self) -> bool:
         whole = self.whole
         passages = self.store.count_passages()
         if not self._began:
             self._began = True
             if whole.limit and passages == 0:
                 whole.start()
+                self._deferred = self.store.defer_vector_index()
         if self.store.knn_flags():
             return False
         if not whole.known:

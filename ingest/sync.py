@@ -233,6 +233,7 @@ class Syncer:
         orphans when they have piled up, and compact the store's log after writes."""
         if self.store.knn_flags():  # guarded only when there is something to do
             with self.guard():
+                self.linker.memory.index_back(wait=True)  # the refill searches it
                 report.refilled = self.linker.refill()
         wrote = report.added or report.changed or report.removed or report.refilled
         if (wrote or report.recovered) and self.store.needs_healing():
@@ -240,6 +241,9 @@ class Syncer:
                 self.store.heal_vector_index()
         if wrote or report.recovered:
             self.store.checkpoint()  # compacts the log; the graph is unchanged
+        # a first sync's vector index, built once from every passage (in the background: a
+        # search is exact and a write waits until it is complete), after the snapshot
+        self.linker.memory.index_back()
 
     def _commit(self, window: Window, report: SyncReport) -> None:
         """Link a window's documents to the graph and write them, group by group (each group's

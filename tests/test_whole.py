@@ -12,12 +12,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kgp.access import ADMIN_CALLER
 from kgp.ingest import memory, prepare
 from kgp.ingest import whole as whole_module
 from kgp.ingest.edges import EPS
 from kgp.ingest.report import SyncReport
 from kgp.ingest.scores import best_of, exact_scores
+from kgp.ingest.sync import Syncer
 from kgp.ingest.whole import Whole
+from kgp.stores.falkor import FalkorStore
 
 from tests.bench.scale_bench import StandInEncoder
 from tests.test_linker import lists_and_exact, unit_rows
@@ -236,3 +239,64 @@ def test_a_long_sync_on_a_graph_it_did_not_write_loads_the_matrix(
         assert len(scanned) == 2 + 2
         stored, expected = lists_and_exact(kg)
     assert stored == expected
+
+
+def test_a_first_sync_builds_the_vector_index_once_at_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync into an empty graph writes its passages with the vector index set aside (linked by
+    the matrix, it needs none) and builds it once at its end, for every passage and with the
+    efRuntime of the graph's size; a later sync keeps it, and a sync stopped before its end
+    leaves it to the next writer, which builds it before writing."""
+    seen: list[int | None] = []
+    original = FalkorStore.write_documents
+
+    def write_documents(self: FalkorStore, graphs: Any) -> Any:
+        seen.append(self.vector_dimension())
+        return original(self, graphs)
+
+    monkeypatch.setattr(FalkorStore, "write_documents", write_documents)
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    rng = np.random.default_rng(11)
+    words = [f"w{n}" for n in range(300)]
+    for d in range(9):
+        text = " ".join(
+            f"{' '.join(rng.choice(words, 8))} item {d} {i}.".capitalize() for i in range(6)
+        )
+        (folder / f"d{d:02d}.md").write_text(text)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        kg.sync(folder)
+        assert seen and set(seen) == {None}  # three groups, none with the index
+        kg.store.await_vector_index()
+        with kg.store.reading_as(ADMIN_CALLER):
+            assert kg.store.vector_dimension() == StandInEncoder().dimension
+            assert kg.store.search_breadth() == kg.store.vector_ef()
+            assert kg.store.vector_index_entries() == (kg.stats().labels["Passage"], 0)
+        assert kg.retrieve("w1 w2 item 3", 5).passages
+        seen.clear()
+        (folder / "d09.md").write_text("A tenth document, item 9 of w1 w2 w3.")
+        kg.sync(folder)
+        assert seen == [StandInEncoder().dimension]
+    failing = tmp_path / "failing"
+    monkeypatch.setattr(Syncer, "_finish", boom)
+    with kgp.open(data_dir=failing, loaded_encoder=StandInEncoder()) as kg:
+        with pytest.raises(RuntimeError):
+            kg.sync(folder)
+        with kg.store.reading_as(ADMIN_CALLER):
+            assert kg.store.vector_dimension() is None  # set aside, not built: the sync stopped
+        monkeypatch.undo()
+        seen.clear()
+        (folder / "d10.md").write_text("An eleventh, item 10 of w1 w2 w3. And w4 w5 w6 item 10.")
+        kg.syncer().sync_folder(folder)  # another syncer, by the index: it builds it first
+        kg.store.await_vector_index()
+        with kg.store.reading_as(ADMIN_CALLER):
+            assert kg.store.vector_dimension() == StandInEncoder().dimension
+            assert kg.store.vector_index_entries() == (kg.stats().labels["Passage"], 0)
+        stored, expected = lists_and_exact(kg)
+    assert stored == expected
+
+
+def boom(*_: Any, **__: Any) -> None:
+    raise RuntimeError("stopped")

@@ -207,6 +207,17 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         """Rebuild the vector index if orphaned vectors have piled up; True if it did."""
         return False
 
+    def defer_vector_index(self) -> bool:
+        """Before a first sync into an empty graph: set the vector index aside, so that it is
+        built once from every passage (:meth:`restore_vector_index`) rather than entry by entry
+        as each is written; True if it did. Here, a store that keeps it: False."""
+        return False
+
+    def restore_vector_index(self, *, wait: bool = False) -> None:
+        """Build the vector index :meth:`defer_vector_index` set aside, in the background
+        (``wait``: until it is complete); nothing where it is there."""
+        return None
+
     def index_health(self, sample: int = 10) -> IndexHealth:
         """The vector index's state, orphaned entries and sampled recall (kgp.stores.health);
         here, a store whose index is always complete and holds no orphans, unsampled."""
