@@ -216,15 +216,7 @@ def test_a_long_sync_on_a_graph_it_did_not_write_loads_the_matrix(
     as much as loading every vector would (here at once), then loads them and links the rest by
     the matrix, exactly; an added document (one group) never loads."""
     monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    rng = np.random.default_rng(7)
-    words = [f"w{n}" for n in range(300)]
-    for d in range(15):
-        text = " ".join(
-            f"{' '.join(rng.choice(words, 8))} item {d} {i}.".capitalize() for i in range(8)
-        )
-        (folder / f"d{d:02d}.md").write_text(text)
+    folder = random_documents(tmp_path / "docs", seed=7, documents=15, sentences=8)
     first = [folder / f"d{d:02d}.md" for d in range(6)]
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
         report = SyncReport()
@@ -257,15 +249,7 @@ def test_a_first_sync_builds_the_vector_index_once_at_its_end(
 
     monkeypatch.setattr(FalkorStore, "write_documents", write_documents)
     monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    rng = np.random.default_rng(11)
-    words = [f"w{n}" for n in range(300)]
-    for d in range(9):
-        text = " ".join(
-            f"{' '.join(rng.choice(words, 8))} item {d} {i}.".capitalize() for i in range(6)
-        )
-        (folder / f"d{d:02d}.md").write_text(text)
+    folder = random_documents(tmp_path / "docs", seed=11, documents=9, sentences=6)
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
         kg.sync(folder)
         assert seen and set(seen) == {None}  # three groups, none with the index
@@ -300,3 +284,17 @@ def test_a_first_sync_builds_the_vector_index_once_at_its_end(
 
 def boom(*_: Any, **__: Any) -> None:
     raise RuntimeError("stopped")
+
+
+def random_documents(folder: Path, *, seed: int, documents: int, sentences: int) -> Path:
+    """``documents`` files d00.md, d01.md, ... of ``sentences`` sentences of 8 words drawn from
+    300, numbered so no two are alike."""
+    folder.mkdir()
+    rng = np.random.default_rng(seed)
+    words = [f"w{n}" for n in range(300)]
+    for d in range(documents):
+        text = " ".join(
+            f"{' '.join(rng.choice(words, 8))} item {d} {i}.".capitalize() for i in range(sentences)
+        )
+        (folder / f"d{d:02d}.md").write_text(text)
+    return folder

@@ -213,10 +213,10 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         as each is written; True if it did. Here, a store that keeps it: False."""
         return False
 
-    def restore_vector_index(self, *, wait: bool = False) -> None:
+    def restore_vector_index(self, *, wait: bool = False) -> bool:
         """Build the vector index :meth:`defer_vector_index` set aside, in the background
-        (``wait``: until it is complete); nothing where it is there."""
-        return None
+        (``wait``: until it is complete); True if it started a build. Here: False."""
+        return False
 
     def index_health(self, sample: int = 10) -> IndexHealth:
         """The vector index's state, orphaned entries and sampled recall (kgp.stores.health);

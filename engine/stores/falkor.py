@@ -82,7 +82,7 @@ class FalkorStore(GraphStore):
         self.server.start()
         atexit.register(self.close)
         self._connect(vectors=False)  # (a vector index built after a killed server's log)
-        if self._vectors_ready and not self._unpark_vector_index() and self.server.launched:
+        if self._vectors_ready and not self.restore_vector_index() and self.server.launched:
             # it replayed its append-only file: where the log itself created the vector index
             # (an older kgp's; see _seal_indexes), each replayed passage left an orphaned vector
             self.heal_vector_index()
@@ -128,18 +128,14 @@ class FalkorStore(GraphStore):
 
     def defer_vector_index(self) -> bool:  # HNSW inserts: a quarter of a 50k first sync
         with self.reading_as(ADMIN_CALLER):
-            if self.vector_dimension() is None or self.count_passages():
-                return False
-        self.run("drop_passage_vector", write=True)
-        return True
+            empty = self.vector_dimension() is not None and not self.count_passages()
+        if empty:
+            self.run("drop_passage_vector", write=True)
+        return empty
 
-    def restore_vector_index(self, *, wait: bool = False) -> None:
-        if self._unpark_vector_index() and wait:
-            self._wait_for_indexes()
-
-    def _unpark_vector_index(self) -> bool:
-        """Build the vector index again if the graph was loaded without one; True if it
-        started a build."""
+    def restore_vector_index(self, *, wait: bool = False) -> bool:
+        """Build the vector index again if the graph was loaded (or a first sync wrote it)
+        without one; True if it started a build (``wait``: and saw it complete)."""
         with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds it
             if self.vector_dimension() is not None:
                 return False
@@ -153,13 +149,15 @@ class FalkorStore(GraphStore):
             self.server.log.mark(before)  # the stop takes this back if nothing else is written
         self.dimension = dimension
         self._vectors_ready = False
+        if wait:
+            self._wait_for_indexes()
         return True
 
     def prepare_writes(self) -> None:
         """Build the indexes only writes use where the last stop set them aside, and wait until
         every index is complete."""
         with self.reading_as(ADMIN_CALLER):
-            indexed, _ = self._indexes()
+            indexed, vector = self._indexes()
         missing = [(label, prop, "RANGE") not in indexed for label, prop, _, _ in WRITE_INDEXES]
         built = False
         if ("Passage", "id", "RANGE") in indexed and any(missing):
@@ -169,7 +167,8 @@ class FalkorStore(GraphStore):
                     if (label, prop, "RANGE") not in indexed:
                         self._locked_write(create, {}, "cannot build an index writes use")
                         built = True
-        self._unpark_vector_index()  # one a stopped first sync set aside (defer_vector_index)
+        if not vector:  # set aside by a first sync that stopped (defer_vector_index)
+            self.restore_vector_index()
         self.await_vector_index()  # waits for every index
         if built:
             self._seal_indexes()
