@@ -51,6 +51,8 @@ WEAK_PER_PASSAGE = 16  # the floor's first budget: weak edges per new passage (4
 BUDGET_RANGE = (2.0, 4096.0)  # weak edges per new passage, least and most
 LEAST_BUDGET = 256  # weak edges, at least (in a small graph: every edge)
 TUNE_PASSAGES = 512  # a smaller group's timings are too short to tune the budget by
+ADD_DEPTH = 256  # an added document's first search, past the orphans (at 1M: 50 above the floor
+# in the median, 11 of 50 past 256; 256 deep 9.9 ms a vector, 2,048 deep 19.9 ms)
 
 
 @dataclass
@@ -121,8 +123,7 @@ class SimilarityLinker:
             return group
         ids = group.ids
         owners = [doc_id for doc_id, pids, _ in group.docs for _ in pids]
-        # the documents the graph holds an older version of (asked now, not from the sync's
-        # first look: another process may have written one since)
+        # documents the graph holds an older version of (asked now: another may have written)
         nodes = self.store.fetch_nodes(group.doc_ids) if self.k else {}
         replaced = {key for key, node in nodes.items() if node["label"] == "Document"}
         if self.memory.by_whole() and ids:
@@ -191,8 +192,7 @@ class SimilarityLinker:
                     near.setdefault(pid, {})[i] = sim
         weak = set(group.weak) - index.keys()
         links = self.memory.links([*near, *weak], reach(near, weak, len(new_ids)))
-        # the least score that can enter each passage's neighbours (none for a new passage, not
-        # yet linked to the later ones of its group, or one with fewer than k)
+        # the least score that can enter each passage's list (none for a new one, or below k)
         bars = {pid: self._bar(degree, weakest) for pid, (degree, weakest, _) in links.items()}
         whole: list[str] = list(new_ids)  # compared with every new passage
         partial: dict[str, list[int]] = {}  # compared with a few
@@ -222,8 +222,8 @@ class SimilarityLinker:
             if pid in vectors:
                 values = exact_scores(vectors[pid], matrix[tried])
                 offers[pid] = [(new_ids[i], float(v)) for i, v in zip(tried, values, strict=True)]
-        # only a passage offered a score that can enter its list needs its edges read: in a long
-        # sync most candidates are offered none (at 74k passages, 38k looked at per 2,048 new)
+        # only a passage offered a score that can enter its list needs its edges read (in a long
+        # sync most are offered none: at 74k passages, 38k looked at per 2,048 new)
         gaining = [
             pid
             for pid, offer in offers.items()
@@ -355,12 +355,13 @@ class SimilarityLinker:
         group.weak = self.store.weak_passages(group.floor + EPS)
         group.weak_s = time.perf_counter() - began
         vectors = group.matrix(0).tolist()
-        # as deep as the index looks anyway (its efRuntime; at 300k passages 1,024: one search
-        # where 60, 240 and 960 deep were three); a group too small to tune by (an added
-        # document) is searched that deep at once (a passage whose k nearest lie below the
-        # floor is asked again without it), a larger one first for the k nearest
+        # an added document (too small to tune by) is searched once for all above the floor
+        # (one whose k nearest lie below it is asked again without it); a larger group first for
+        # the k nearest, then as deep as the index looks anyway (its efRuntime)
         breadth = max(4 * first_depth(self.k), self.store.search_breadth())
         once = len(vectors) < TUNE_PASSAGES and group.floor < 1.0
+        if once:
+            breadth = min(breadth, ADD_DEPTH + self.store.orphaned_vectors())
         hits: list[Ranked] = [[] for _ in vectors]
         if not once:
             hits = self.store.nearest(

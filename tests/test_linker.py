@@ -384,6 +384,60 @@ def test_an_added_document_reads_only_the_passages_it_may_enter(
         assert reached > 100 and entered < reached / 2
 
 
+def test_an_added_documents_first_search_goes_past_the_orphans_and_deeper_where_short(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An added document is searched ADD_DEPTH deep past the index's orphaned vectors (those
+    of a removed document sit at the top of its new version's answers), and a passage with more
+    above the floor than that is asked again deeper: with a first depth of 2 and almost no weak
+    edge, a document removed and added again with the same sentences still ends with every
+    passage's exact k nearest."""
+    writer = random.Random(5)
+    words = [f"w{n}" for n in range(300)]
+    topic = writer.sample(words, 8)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(8):
+        sentences = [
+            " ".join(writer.choice(topic if writer.random() < 0.6 else words) for _ in range(9))
+            + f" item {n} {i}."
+            for i in range(10)
+        ]
+        (folder / f"d{n}.md").write_text(" ".join(s.capitalize() for s in sentences))
+    monkeypatch.setattr(edges, "ADD_DEPTH", 2)
+    monkeypatch.setattr(edges, "LEAST_BUDGET", 1)
+    monkeypatch.setattr(edges, "WEAK_PER_PASSAGE", 0.05)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        kg.sync(folder)
+        text = (folder / "d1.md").read_text()
+        kg.remove("d1.md")
+        (folder / "again.md").write_text(text)
+        with kg.store.reading_as(ADMIN_CALLER):
+            orphans = kg.store.orphaned_vectors()
+        starts: list[int] = []
+        limits: list[int] = []
+        nearest, candidates = kg.store.nearest, kg.store._knn_candidates
+
+        def recorded_nearest(vectors: Any, **options: Any) -> list[list[tuple[str, float]]]:
+            starts.append(options.get("start") or 0)
+            return nearest(vectors, **options)
+
+        def recorded_candidates(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            limits.extend(int(row["limit"]) for row in rows)
+            return candidates(rows)
+
+        kg.store.nearest = recorded_nearest  # type: ignore[method-assign]
+        kg.store._knn_candidates = recorded_candidates  # type: ignore[method-assign]
+        kg.add(folder / "again.md")
+        kg.store.nearest, kg.store._knn_candidates = nearest, candidates  # type: ignore[method-assign]
+        stored, expected = lists_and_exact(kg)
+    assert orphans >= 10
+    assert starts == [2 + orphans]
+    assert max(limits) > 2 + orphans, "no passage was asked again deeper"
+    assert len(stored) == 80
+    assert stored == expected
+
+
 def test_links_of_passages_no_new_one_can_enter_are_not_returned() -> None:
     """Passages given with their best similarity to a new passage are read by the store's
     filter while no flag waits (twice the tie margin below the weakest still counts), the rest
