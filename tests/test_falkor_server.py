@@ -265,6 +265,40 @@ def test_a_server_still_loading_past_the_limit_is_left_to_finish_and_joined_late
             os.kill(pid, signal.SIGKILL)
 
 
+def test_a_server_that_answers_loading_is_waited_for_past_the_start_timeout(
+    data_dir: Path,
+) -> None:
+    """A server replaying a long append-only log answers LOADING between its commands (redis-py
+    raises that as a ConnectionError): it is loading, not down, so the open waits for it past
+    the start timeout (up to LOAD_TIMEOUT) instead of failing with 'did not answer' (seen on a
+    300k-passage graph reopened after its sync). The long replay is made with real commands:
+    blocks of 1,024 PINGs, after which the server serves its clients, each ending in a short
+    DEBUG SLEEP, appended to the log of a stopped store."""
+    store = open_store(data_dir)
+    store.write_document(make_document("kept.txt", 4))
+    before = store.dump()
+    store.close()
+    logs = sorted((data_dir / "falkordb" / "appendonlydir").glob("*.incr.aof"))
+    assert logs, "a stopped store keeps an append-only log"
+
+    def command(*words: str) -> bytes:
+        parts = [f"*{len(words)}\r\n".encode()]
+        for word in words:
+            parts.append(f"${len(word)}\r\n{word}\r\n".encode())
+        return b"".join(parts)
+
+    block = command("PING") * 1023 + command("DEBUG", "SLEEP", "0.05")
+    with logs[-1].open("ab") as log:
+        log.write(block * 40)  # about 2 s of replay, LOADING answered between the blocks
+    started = time.monotonic()
+    again = FalkorStore(data_dir=data_dir, start_timeout=0.5).open()
+    try:
+        assert time.monotonic() - started > 1.0, "the replay took its time"
+        assert again.dump() == before
+    finally:
+        again.close()
+
+
 def test_a_server_stuck_at_its_own_start_is_started_once_more(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

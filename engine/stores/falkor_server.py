@@ -172,12 +172,12 @@ class EmbeddedServer:
         try:
             with self.client(timeout=2.0) as conn:
                 return "ready" if conn.ping() else "down"
-        except redis.TimeoutError:
-            return "loading"  # connected, but busy replaying
+        except (redis.TimeoutError, redis.BusyLoadingError):  # BusyLoadingError first: it is
+            return "loading"  # a ConnectionError; between commands a replay answers LOADING
         except (redis.ConnectionError, OSError):
             return "down"
-        except redis.ResponseError as exc:
-            return "loading" if "LOADING" in str(exc) else "ready"
+        except redis.ResponseError:
+            return "ready"  # it answered (an error of its own, not LOADING)
 
     def lost(self, exc: Exception) -> str:
         """Why the server went away, in the one line a user reads."""
