@@ -111,12 +111,13 @@ class FalkorStore(GraphStore):
 
     def _park_indexes(self) -> bool:
         """Before the last user stops the server; True when the stop is to take the start's
-        index build back out of the log (nothing else was written since)."""
-        if self.server.log.only_start_writes():
-            return True
+        index build back out of the log (nothing else was written since, and the snapshot
+        holds no index a start need not load: a first sync's holds the write indexes)."""
         with self.reading_as(ADMIN_CALLER):
             indexed, vector = self._indexes()
             drops = [d for label, prop, _, d in WRITE_INDEXES if (label, prop, "RANGE") in indexed]
+            if not drops and self.server.log.only_start_writes():
+                return True
             if vector and self.run("any_passage_vector"):
                 drops.append("drop_passage_vector")  # an empty index costs nothing to load
         if drops:
