@@ -119,12 +119,11 @@ class FalkorStore(GraphStore):
             if not drops and self.server.log.only_start_writes():
                 return True
             if vector and self.run("any_passage_vector"):  # (an empty one costs nothing)
-                # first: a build still going on (a first sync's, from its end) holds every
-                # other drop back until it is gone (100k passages: the close 35 s -> 7 s)
-                drops.insert(0, "drop_passage_vector")
+                # first: its build, still going on after a first sync, held each other drop
+                drops.insert(0, "drop_passage_vector")  # back (100k: the close 35 -> 8 s)
+        for name in drops:
+            self._locked_write(name, {}, "cannot set an index aside")
         if drops:
-            for name in drops:
-                self._locked_write(name, {}, "cannot set an index aside")
             self._wait_for_indexes(stall=PARK_SECONDS)
             self.server.log.compact(min_bytes=0, growth=-1.0, timeout=PARK_COMPACT_SECONDS)
         return False
