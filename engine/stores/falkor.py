@@ -111,8 +111,7 @@ class FalkorStore(GraphStore):
 
     def _park_indexes(self) -> bool:
         """Before the last user stops the server; True when the stop is to take the start's
-        index build back out of the log (nothing else was written since, and the snapshot
-        holds no index a start need not load: a first sync's holds the write indexes)."""
+        index build back out of the log (nothing else written since, no write index loaded)."""
         with self.reading_as(ADMIN_CALLER):
             indexed, vector = self._indexes()
             drops = [d for label, prop, _, d in WRITE_INDEXES if (label, prop, "RANGE") in indexed]
