@@ -377,20 +377,21 @@ def open(
     settings: Settings | None = None,
     tracer: Tracer | None = None,
     loaded_encoder: Encoder | None = None,
+    on_wait: Callable[[str], None] | None = None,
     **overrides: Any,
 ) -> KnowledgeGraph:
-    """Open the knowledge graph the settings describe (overrides are settings fields, or
-    ``settings`` already loaded, without overrides); an encoder already loaded
-    (``loaded_encoder``) can be shared with it."""
+    """Open the knowledge graph ``settings`` (or overrides of settings fields) describe, sharing
+    an encoder already loaded; ``on_wait`` is told every 15 s how far a long load or build is."""
     if settings is not None and overrides:
         raise TypeError("open() takes settings or settings overrides, not both")
     if settings is None:
         settings = load_settings(**overrides)
-    store = store_from_settings(settings, tracer=tracer).open()
+    store = store_from_settings(settings, tracer=tracer)
+    store.on_wait = on_wait  # (the embedded server's load, before open() returns)
+    store.open()
     try:
-        # a graph written by an older kgp gets the current schema before anything reads it: a
-        # graph from before access groups gives its documents the default groups (else no
-        # caller but the admin would see them)
+        # an older kgp's graph gets the current schema before anything reads it (one from before
+        # access groups: its documents the default groups, else only the admin would read them)
         store.migrate(settings.default_groups)
     except BaseException:
         store.close()

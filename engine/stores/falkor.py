@@ -79,12 +79,12 @@ class FalkorStore(GraphStore):
     def open(self) -> Self:
         if self._graph is not None:
             return self
+        self.server.on_wait = self.on_wait
         self.server.start()
         atexit.register(self.close)
         self._connect(vectors=False)  # (a vector index built after a killed server's log)
         if self._vectors_ready and not self.restore_vector_index() and self.server.launched:
-            # it replayed its append-only file: where the log itself created the vector index
-            # (an older kgp's; see _seal_indexes), each replayed passage left an orphaned vector
+            # a replayed log that creates the vector index (an older kgp's) leaves orphans
             self.heal_vector_index()
         return self
 

@@ -69,6 +69,23 @@ class AppendOnlyLog:
             raise StoreUnavailableError(f"{self.home / LOG_DIR / MANIFEST} names no log file")
         return parts[-1]
 
+    def loading(self) -> str | None:
+        """How far the server's load of its snapshot and log is, in words ("62% of 1.9 GB,
+        about 40 s left"), when it says; None when it is not loading or does not answer (it
+        answers between parts of its work, not during each)."""
+        try:
+            with self.client(timeout=1.0) as conn:
+                info = conn.info("persistence")
+        except (redis.RedisError, OSError):
+            return None
+        if not int(info.get("loading", 0)):
+            return None
+        total = int(info.get("loading_total_bytes", 0))
+        size = f"{total / 1e9:.1f} GB" if total >= 1e9 else f"{total / 1e6:.0f} MB"
+        eta = int(info.get("loading_eta_seconds", 0))
+        left = f", about {eta} s left" if eta > 0 else ""
+        return f"{float(info.get('loading_loaded_perc', 0.0)):.0f}% of {size}{left}"
+
     # -- a start's own writes ----------------------------------------------------------------
 
     def mark(self, before: LogEnd) -> None:

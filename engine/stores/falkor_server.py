@@ -23,6 +23,7 @@ from pathlib import Path
 import redis
 from kgp.errors import KgpError, StoreUnavailableError
 from kgp.files import PRIVATE_DIR, PRIVATE_FILE, private_dir, write_private
+from kgp.stores.falkor_indexes import NOTICE_SECONDS
 from kgp.stores.falkor_log import AppendOnlyLog
 from kgp.stores.processes import cpu_ticks, log_tail, lost_server, pid_alive, rotate_log
 from redis.backoff import NoBackoff
@@ -92,6 +93,7 @@ class EmbeddedServer:
         self.socket_path = path
         self.log = AppendOnlyLog(self.home, self.client)
         self.holding = 0  # how deep this object is inside locked()
+        self.on_wait: Callable[[str], None] | None = None  # told how far a long load is
 
     # -- files -------------------------------------------------------------------------------
 
@@ -214,6 +216,7 @@ class EmbeddedServer:
         self._wait_started = time.monotonic()
         deadline = time.monotonic() + self.start_timeout
         ticks, progressed = cpu_ticks(pid), time.monotonic()
+        told = time.monotonic()
         while time.monotonic() < deadline:
             state = self._state()
             if state == "ready":
@@ -226,6 +229,11 @@ class EmbeddedServer:
                         f"after {LOAD_TIMEOUT:.0f} s; it goes on: open the store again later "
                         f"to use it, see {self.log_file}"
                     )
+                if self.on_wait is not None and time.monotonic() - told >= NOTICE_SECONDS:
+                    told = time.monotonic()
+                    how = self.log.loading() or "busy"
+                    spent = f"{told - self._wait_started:.0f} s so far"
+                    self.on_wait(f"FalkorDB is loading the graph in {self.home}: {how}, {spent}")
                 now = cpu_ticks(pid)
                 if now != ticks:
                     ticks, progressed = now, time.monotonic()
