@@ -40,15 +40,15 @@ def written(data_dir: Path, documents: int = 6) -> list[list[float]]:
         return [found[f"d{i}.txt#passage=3"].embedding for i in range(3)]
 
 
-def snapshot_indexes(data_dir: Path) -> dict[str, list[str]]:
-    """The indexes a bare start of the server loads (no kgp store, which would build the vector
-    index again): {label: index kinds}."""
+def snapshot_indexes(data_dir: Path, graph: str = "kgp") -> dict[str, list[str]]:
+    """The indexes of ``graph`` a bare start of the server loads (no kgp store, which would
+    build the vector index again): {label: index kinds}."""
     server = EmbeddedServer(data_dir=data_dir)
     server.start()
     try:
         with server.client() as conn:
             query = "CALL db.indexes() YIELD label, types RETURN label, types"
-            rows = conn.execute_command("GRAPH.RO_QUERY", "kgp", query)
+            rows = conn.execute_command("GRAPH.RO_QUERY", graph, query)
         found: dict[str, list[str]] = {}
         for label, types in rows[1]:
             kinds = str(types)
