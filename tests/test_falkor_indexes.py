@@ -99,10 +99,15 @@ def test_the_cli_reports_a_long_wait_on_stderr_unless_quiet(
                 assert graph.store.on_wait is None
             else:  # given before the open: the server's load is reported too
                 assert graph.store.on_wait is not None
-                store = graph.store
-                assert isinstance(store, FalkorStore) and store.server.on_wait is store.on_wait
                 graph.store.on_wait("waiting for the indexes: Passage (1 of 2) entries")
-    assert "kgp: waiting for the indexes: Passage (1 of 2) entries" in capsys.readouterr().err
+                store = graph.store
+                assert isinstance(store, FalkorStore) and store.server.on_wait is not None
+                store.server.on_wait(
+                    "FalkorDB is loading the graph in kb: 40% of 2 MB, 15 s so far"
+                )
+    err = capsys.readouterr().err
+    assert "kgp: waiting for the indexes: Passage (1 of 2) entries" in err
+    assert err.count("kgp: FalkorDB is loading the graph in kb: 40% of 2 MB") == 1
 
 
 def test_a_vector_index_alone_being_built_does_not_hold_reads() -> None:

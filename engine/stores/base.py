@@ -56,8 +56,13 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         # the graph's caller, so a read no block covers is filtered, never the admin view
         self.caller = caller
         self.schema_ready = False  # ensured by a sync of this process (ingest.sync.Syncer)
-        self.on_wait: Callable[[str], None] | None = None  # told how far a long index build is
+        self.on_wait: Callable[[str], None] | None = None  # told how far a long wait is
         self._counts: dict[tuple[str, ...], tuple[int, float]] = {}  # caller -> (passages, when)
+
+    def waiting(self, news: str) -> None:
+        """Tell ``on_wait``, as it is set now, how far a long load or index build is."""
+        if self.on_wait is not None:
+            self.on_wait(news)
 
     # -- lifecycle (subclasses) --------------------------------------------------------------
 

@@ -64,6 +64,7 @@ class FalkorStore(GraphStore):
     ) -> None:
         super().__init__(tracer=tracer)
         self.server = EmbeddedServer(data_dir=data_dir, start_timeout=start_timeout)
+        self.server.on_wait = self.waiting  # its load: told to on_wait as it is set then
         self.graph_name = graph
         self.ef_runtime = ef_runtime  # the vector index's efRuntime; None: by the graph's size
         self._db: FalkorDB | None = None
@@ -79,7 +80,6 @@ class FalkorStore(GraphStore):
     def open(self) -> Self:
         if self._graph is not None:
             return self
-        self.server.on_wait = self.on_wait
         self.server.start()
         atexit.register(self.close)
         self._connect(vectors=False)  # (a vector index built after a killed server's log)
