@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     # by the graph's size (256 to 50,000 passages, kgp.stores.health.ef_for); each start builds
     # the index with it, and kgp maintain rebuilds an index built with fewer
     vector_ef: int | None = Field(default=None, ge=10, le=65_536)
+    # how long an open waits for the embedded server to load a large graph (seconds; it reports
+    # how far it is every 15 s); past it the open fails in one line and the load goes on
+    load_timeout: float = Field(default=3600.0, gt=0)
 
     neo4j_uri: str = "neo4j://localhost:7687"
     neo4j_user: str = "neo4j"

@@ -18,7 +18,8 @@ import kgp
 import pytest
 from kgp.access import ADMIN_CALLER
 from kgp.errors import KgpError, StoreError, StoreUnavailableError
-from kgp.stores import FalkorStore
+from kgp.settings import load_settings
+from kgp.stores import FalkorStore, store_from_settings
 from kgp.stores.model import passage_id
 from kgp.stores.processes import pid_alive as _pid_alive
 from kgp.stores.rows import documents_rows
@@ -240,20 +241,26 @@ def test_a_stuck_server_is_killed_and_started_again(
 def test_a_server_still_loading_past_the_limit_is_left_to_finish_and_joined_later(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A graph that takes longer than LOAD_TIMEOUT to load (a million passages replaying a
-    long log) is not killed with its work: the open fails in one line that says it goes on
-    loading, and the next open joins the same server."""
+    """A graph that takes longer than the load timeout (KGP_LOAD_TIMEOUT; a million passages
+    replaying a long log) is not killed with its work: the open fails in one line that says it
+    goes on loading, and the next open joins the same server."""
     store = open_store(data_dir)
     store.write_document(make_document("kept.txt", 4))
     before = store.dump()
     store.close()
-    monkeypatch.setattr("kgp.stores.falkor_server.LOAD_TIMEOUT", 0.5)
     monkeypatch.setattr("kgp.stores.falkor_server.STALL_SECONDS", 1000.0)
+    monkeypatch.setenv("KGP_LOAD_TIMEOUT", "0.5")
     with monkeypatch.context() as loading:
         loading.setattr("kgp.stores.falkor_server.EmbeddedServer._state", lambda self: "loading")
-        failed = FalkorStore(data_dir=data_dir)
-        with pytest.raises(StoreUnavailableError, match=r"still loading .* open the store again"):
+        failed = store_from_settings(load_settings(data_dir=data_dir))
+        assert isinstance(failed, FalkorStore) and failed.server.load_timeout == 0.5
+        began = time.monotonic()
+        with pytest.raises(
+            StoreUnavailableError,
+            match=r"still loading .* after 0 s \(KGP_LOAD_TIMEOUT\); it goes on: open the store",
+        ):
             failed.open()
+        assert time.monotonic() - began < 15, "the setting's half second, not the default hour"
     pid = server_pid(failed)
     try:
         assert _pid_alive(pid), "the loading server was killed"

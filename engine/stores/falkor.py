@@ -12,12 +12,7 @@ import redis
 from falkordb import FalkorDB, Graph
 from kgp import cypher
 from kgp.access import ADMIN_CALLER
-from kgp.errors import (
-    ConfigurationError,
-    StoreError,
-    StoreRestartedError,
-    StoreUnavailableError,
-)
+from kgp.errors import ConfigurationError, StoreError, StoreRestartedError, StoreUnavailableError
 from kgp.stores.base import GraphStore
 from kgp.stores.falkor_indexes import (
     INDEX_STALL_SECONDS,
@@ -28,7 +23,7 @@ from kgp.stores.falkor_indexes import (
     wait_for_indexes,
 )
 from kgp.stores.falkor_params import params_header, plain
-from kgp.stores.falkor_server import STALL_SECONDS, EmbeddedServer
+from kgp.stores.falkor_server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
 from kgp.stores.health import IndexHealth, ef_for, sampled_recall, too_many_orphans
 from kgp.stores.maintenance import Row
 from kgp.stores.stall import StallWatch
@@ -61,9 +56,12 @@ class FalkorStore(GraphStore):
         ef_runtime: int | None = None,
         park: bool = True,
         stall_seconds: float = STALL_SECONDS,
+        load_timeout: float = LOAD_TIMEOUT,
     ) -> None:
         super().__init__(tracer=tracer)
-        self.server = EmbeddedServer(data_dir=data_dir, start_timeout=start_timeout)
+        self.server = EmbeddedServer(
+            data_dir, start_timeout=start_timeout, load_timeout=load_timeout
+        )
         self.server.on_wait = self.waiting  # its load: told to on_wait as it is set then
         self.graph_name = graph
         self.ef_runtime = ef_runtime  # the vector index's efRuntime; None: by the graph's size

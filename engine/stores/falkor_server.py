@@ -32,7 +32,9 @@ from redis.retry import Retry
 SOCKET_PATH_MAX = 100  # sun_path holds 108 bytes; stay clear of the limit
 logger = logging.getLogger(__name__)
 
-LOAD_TIMEOUT = 900.0  # seconds a server may spend loading a large graph
+# how long an open waits for a server loading a large graph (KGP_LOAD_TIMEOUT): an hour, twice
+# the longest load measured (a million passages replaying the log a killed sync left, 30 min)
+LOAD_TIMEOUT = 3600.0
 # a server that does not answer and uses no CPU time for this long is stuck, not loading
 # (FalkorDB 4.16 was seen deadlocked at start: every thread waiting on a lock, 0 CPU)
 STALL_SECONDS = 30.0
@@ -48,7 +50,7 @@ class _ServerStalled(StoreUnavailableError):
 
 
 class _StillLoading(StoreUnavailableError):
-    """The server still loads its graph after LOAD_TIMEOUT: left to go on, to be joined later."""
+    """The server still loads its graph after the load timeout: left to go on, to be joined."""
 
 
 def _binaries() -> tuple[Path, Path]:
@@ -79,9 +81,12 @@ def _quote(value: Path | str) -> str:
 class EmbeddedServer:
     """A FalkorDB server for one data directory. ``start()`` and ``stop()`` do the I/O."""
 
-    def __init__(self, *, data_dir: Path, start_timeout: float = 30.0) -> None:
+    def __init__(
+        self, data_dir: Path, *, start_timeout: float = 30.0, load_timeout: float = LOAD_TIMEOUT
+    ) -> None:
         self.home = Path(data_dir).expanduser().absolute() / "falkordb"
         self.start_timeout = start_timeout
+        self.load_timeout = load_timeout
         self._user: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self.launched = False  # this object started the server (rather than joining one)
@@ -210,7 +215,7 @@ class EmbeddedServer:
         )
 
     def _wait_until_ready(self, pid: int, process: subprocess.Popen[bytes] | None) -> None:
-        """Wait for the server; while it replays its append-only file, wait up to LOAD_TIMEOUT,
+        """Wait for the server; while it replays its append-only file, up to ``load_timeout``,
         as long as it works: one that neither answers nor uses CPU time for STALL_SECONDS is
         stuck (:class:`_ServerStalled`)."""
         self._wait_started = time.monotonic()
@@ -223,11 +228,11 @@ class EmbeddedServer:
                 return
             if state == "loading":
                 deadline = max(deadline, time.monotonic() + 5)
-                if time.monotonic() - self._wait_started > LOAD_TIMEOUT:
+                if time.monotonic() - self._wait_started > self.load_timeout:
                     raise _StillLoading(
                         f"FalkorDB server pid {pid} for {self.home} is still loading its graph "
-                        f"after {LOAD_TIMEOUT:.0f} s; it goes on: open the store again later "
-                        f"to use it, see {self.log_file}"
+                        f"after {self.load_timeout:.0f} s (KGP_LOAD_TIMEOUT); it goes on: open "
+                        f"the store again later to use it, see {self.log_file}"
                     )
                 if self.on_wait is not None and time.monotonic() - told >= NOTICE_SECONDS:
                     told = time.monotonic()
