@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from kgp.errors import ConfigurationError
 from kgp.settings import Device, StoreKind, load_settings
+from kgp.stores.falkor_server import LOAD_TIMEOUT
 from pydantic import ValidationError
 
 
@@ -28,6 +29,7 @@ def test_defaults() -> None:
     assert s.encoder is None, "unset: the graph's recorded encoder, else the shipped model"
     assert s.data_dir.is_absolute()
     assert s.fast_reopen, "the vector index is set aside at close unless KGP_FAST_REOPEN=0"
+    assert s.load_timeout == LOAD_TIMEOUT, "one default for the setting and the store alone"
 
 
 def test_kgp_fast_reopen_0_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -231,7 +231,7 @@ class EmbeddedServer:
                 if time.monotonic() - self._wait_started > self.load_timeout:
                     raise _StillLoading(
                         f"FalkorDB server pid {pid} for {self.home} is still loading its graph "
-                        f"after {self.load_timeout:.0f} s (KGP_LOAD_TIMEOUT); it goes on: open "
+                        f"after {self.load_timeout:g} s (KGP_LOAD_TIMEOUT); it goes on: open "
                         f"the store again later to use it, see {self.log_file}"
                     )
                 if self.on_wait is not None and time.monotonic() - told >= NOTICE_SECONDS:
