@@ -145,11 +145,11 @@ class KnowledgeGraph(Closing):
         allow_removal: bool = False,
         stop: threading.Event | None = None,
     ) -> None:
-        """Keep the graph equal to ``folder``: sync after each burst of file changes
-        (debounced), and every few seconds in case an event was missed (a sync of an unchanged
-        folder only hashes files). ``on_report`` receives each sync that moved something, and
-        each sync refused for removing too much (the folder may come back: watching goes on).
-        Returns when ``stop`` is set or ``changes`` (default: the folder's file events) ends."""
+        """Keep the graph equal to ``folder``: sync after each burst of file changes (debounced) and
+        every few seconds, for a missed event (an unchanged folder is only hashed). ``on_report``
+        gets each sync that moved something and each refusal for removing too much (the folder may
+        come back: watching goes on). Returns when ``stop`` is set or ``changes`` (default: the
+        folder's file events) ends; a signal's exception raises ``KeyboardInterrupt``."""
         if changes is None:
             from watchfiles import watch as file_events
 
@@ -159,7 +159,7 @@ class KnowledgeGraph(Closing):
                 step=200,
                 rust_timeout=5000,
                 yield_on_timeout=True,
-                raise_interrupt=False,
+                raise_interrupt=True,  # else watchfiles ends the watch as if stopped
                 stop_event=stop,
             )
         for batch in changes:

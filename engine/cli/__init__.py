@@ -8,11 +8,11 @@ them."""
 from __future__ import annotations
 
 import logging
-import signal
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from kgp.cli import stopping
 from kgp.cli.context import Context
 from kgp.cli.doctor import doctor
 from kgp.cli.evaluation import eval_command
@@ -83,14 +83,7 @@ app.command()(key)
 app.add_typer(train_app, name="train")
 
 
-def _stop(signum: int, frame: object) -> None:
-    """SIGTERM and SIGHUP end a command as Ctrl-C does: stores close (the embedded server stops
-    when it was the last user), then the process exits with 128 + the signal's number."""
-    raise SystemExit(128 + signum)
-
-
 def main() -> None:
     logging.getLogger("neo4j").addHandler(logging.NullHandler())  # errors are reported by kgp
-    for number in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(number, _stop)
+    stopping.install()
     app()

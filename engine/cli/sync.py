@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from kgp.cli import stopping
 from kgp.cli.context import Context
 from kgp.cli.output import emit_json, err, fail
 from kgp.client import KnowledgeGraph
@@ -65,14 +66,17 @@ def sync(
                     folder,
                     lambda moved: _show(moved, as_json=as_json, out=out),
                     allow_removal=allow_removal,
+                    stop=stopping.REQUEST,
                 )
+                stopping.REQUEST.exit_if_requested()
     except RemovalRefusedError as refused:
         if as_json:
             emit_json(refused.as_dict())
         raise fail(str(refused)) from None
     except KgpError as exc:
         raise fail(str(exc)) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # also how watchfiles reports a SIGTERM or SIGHUP it caught
+        stopping.REQUEST.exit_if_requested()
         raise typer.Exit(130) from None
     if report.partial:
         raise typer.Exit(2)
