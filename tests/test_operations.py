@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import kgp
@@ -32,6 +33,27 @@ def test_watch_stops_cleanly_on_a_signal(tmp_path: Path, number: int, delay: flo
     """The signal lands as the watch starts (the cyclic garbage collector often runs then: a
     handler's exception raised inside a finalizer is printed and lost) or while watchfiles waits
     (which catches it); either way the command stops with the signal's status."""
+    # the runner may have been started with the signal ignored (nohup, a background job), which
+    # kgp respects; here it must reach the command
+    proc, server = start_watch(tmp_path, lambda: signal.signal(number, signal.SIG_DFL))
+    time.sleep(delay)
+    proc.send_signal(number)
+    assert stopped(proc, server) == 128 + number, proc.stderr.read()
+    assert not (tmp_path / "kb" / "falkordb" / "server.pid").exists()
+
+
+def test_a_watch_started_with_hangups_ignored_outlives_one(tmp_path: Path) -> None:
+    """``nohup kgp sync --watch``: SIGHUP stays ignored; SIGTERM still stops it."""
+    proc, server = start_watch(tmp_path, lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    proc.send_signal(signal.SIGHUP)
+    time.sleep(1.5)
+    assert proc.poll() is None, "a hangup stopped the watch"
+    proc.send_signal(signal.SIGTERM)
+    assert stopped(proc, server) == 128 + signal.SIGTERM
+
+
+def start_watch(tmp_path: Path, preexec: Callable[[], object]) -> tuple[subprocess.Popen, int]:
+    """``kgp sync --watch`` of an empty folder, once it says it watches; and its server's pid."""
     folder = tmp_path / "docs"
     folder.mkdir()
     data = tmp_path / "kb"
@@ -42,29 +64,28 @@ def test_watch_stops_cleanly_on_a_signal(tmp_path: Path, number: int, delay: flo
         stdout=subprocess.DEVNULL,
         text=True,
         env=env,
-        # the runner may have been started with the signal ignored (nohup, a background job),
-        # which kgp respects; here it must reach the command
-        preexec_fn=lambda: signal.signal(number, signal.SIG_DFL),
+        preexec_fn=preexec,
     )
     assert proc.stderr is not None
     deadline = time.monotonic() + 120
     while "watching" not in proc.stderr.readline():
         assert time.monotonic() < deadline and proc.poll() is None, "watch did not start"
-    pid = int((data / "falkordb" / "server.pid").read_text())
-    time.sleep(delay)
-    proc.send_signal(number)
+    return proc, int((data / "falkordb" / "server.pid").read_text())
+
+
+def stopped(proc: subprocess.Popen, server: int) -> int:
+    """The watch's exit status, once it and its embedded server have stopped (within 60 s)."""
     try:
         status = proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
         proc.kill()
-        os.kill(pid, signal.SIGKILL)
+        os.kill(server, signal.SIGKILL)
         pytest.fail(f"still watching 60 s after the signal; stderr:\n{proc.stderr.read()}")
-    assert status == 128 + number, proc.stderr.read()
     deadline = time.monotonic() + 30
-    while _pid_alive(pid) and time.monotonic() < deadline:
+    while _pid_alive(server) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _pid_alive(pid), "the embedded server was left running"
-    assert not (data / "falkordb" / "server.pid").exists()
+    assert not _pid_alive(server), "the embedded server was left running"
+    return status
 
 
 FINALIZING = """
