@@ -25,7 +25,7 @@ from kgp.errors import KgpError, StoreUnavailableError
 from kgp.files import PRIVATE_DIR, PRIVATE_FILE, private_dir, write_private
 from kgp.stores.falkor_indexes import NOTICE_SECONDS
 from kgp.stores.falkor_log import AppendOnlyLog
-from kgp.stores.processes import cpu_ticks, log_tail, lost_server, pid_alive, rotate_log
+from kgp.stores.processes import cpu_ticks, log_tail, lost_server, pid_alive, reap, rotate_log
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -272,6 +272,7 @@ class EmbeddedServer:
             self._reap_if_child()
             time.sleep(0.02)
         self._reap_if_child()
+        reap(pid)
         self.pid_file.unlink(missing_ok=True)
 
     def _launch(self) -> None:

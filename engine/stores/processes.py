@@ -4,6 +4,7 @@ process's log file, kept small and read for its last message, which says why it 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -18,6 +19,14 @@ def cpu_ticks(pid: int) -> int | None:
         return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
     except (OSError, IndexError, ValueError):
         return None
+
+
+def reap(pid: int) -> None:
+    """Collect the exit status of a child process that has ended, so that no zombie is left
+    while this process lives on (a server stopped by another of its users in this process than
+    the one that started it); nothing for a process that is not this one's child."""
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
 
 
 def pid_alive(pid: int) -> bool:
