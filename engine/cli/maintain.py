@@ -64,6 +64,8 @@ def maintain(
         console.print(f"  {line}")
     if report.after is not None:
         console.print(f"after: {describe(report.after)} ({report.seconds:.1f} s)")
+    if report.advice:
+        console.print(report.advice)
 
 
 def describe(health: IndexHealth) -> str:
