@@ -44,6 +44,24 @@ def test_a_build_that_stops_moving_is_given_up_in_one_line_naming_how_far_it_got
     assert "built no further in 0 s" in message and "try again" in message
 
 
+def test_indexes_held_back_by_a_vector_index_build_are_waited_for() -> None:
+    """FalkorDB builds a label's vector index first: the Keyword and SIMILAR indexes a write
+    started stay at 0 for as long as that takes (50 minutes at 800k passages), and an open in
+    another process, waiting for them and not for the vector index, took the still status for a
+    stuck server and gave up. The vector index's progress now counts as the server's."""
+    began = time.monotonic()
+    held = {"Keyword": "[Indexing] 0/840777: UNDER CONSTRUCTION"}
+    vector = building_for(0.6, 0.1)
+
+    def waited() -> dict[str, str]:
+        return held if time.monotonic() - began < 0.6 else {}
+
+    wait_for_indexes(waited, what="kb", stall=0.25, poll=0.01, busy=lambda: held | vector())
+    assert time.monotonic() - began >= 0.6
+    with pytest.raises(StoreUnavailableError, match="Keyword"):  # nothing moves: stuck
+        wait_for_indexes(lambda: held, what="kb", stall=0.2, poll=0.01, busy=lambda: held)
+
+
 def test_a_long_build_is_reported_as_it_goes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(falkor_indexes, "NOTICE_SECONDS", 0.1)
     told: list[str] = []

@@ -291,8 +291,9 @@ class FalkorStore(GraphStore):
         meanwhile see part of the graph: wait until every index is operational, as long as the
         build goes on (:mod:`kgp.stores.falkor_indexes`); ``vectors=False``: but a vector
         index, which searches do without meanwhile."""
-        building = partial(self._building, vectors)
-        wait_for_indexes(building, what=self.describe(), stall=stall, notice=self.on_wait)
+        building, busy = partial(self._building, vectors), (None if vectors else self._building)
+        what = self.describe()  # (busy: a vector index may hold the others back, see there)
+        wait_for_indexes(building, what=what, stall=stall, notice=self.on_wait, busy=busy)
         self._vectors_ready = vectors or "Passage" not in self._building()
 
     def _reload(self) -> None:
