@@ -4,9 +4,9 @@ process's log file, kept small and read for its last message, which says why it 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 
@@ -21,12 +21,21 @@ def cpu_ticks(pid: int) -> int | None:
         return None
 
 
-def reap(pid: int) -> None:
+def reap(pid: int, timeout: float = 5.0) -> None:
     """Collect the exit status of a child process that has ended, so that no zombie is left
     while this process lives on (a server stopped by another of its users in this process than
-    the one that started it); nothing for a process that is not this one's child."""
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)
+    the one that started it); nothing for a process that is not this one's child. Waits up to
+    ``timeout``: a process whose main thread has exited shows as a zombie (``pid_alive`` says
+    dead) until its other threads have, and only then can it be collected."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done or time.monotonic() >= deadline:
+            return
+        time.sleep(0.01)
 
 
 def pid_alive(pid: int) -> bool:
