@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 from collections.abc import Mapping, Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any, Self
 
@@ -18,6 +17,7 @@ from kgp.stores.falkor_indexes import (
     INDEX_STALL_SECONDS,
     RANGE_INDEXES,
     WRITE_INDEXES,
+    IndexPolls,
     indexes_of,
     unfinished,
     wait_for_indexes,
@@ -214,10 +214,10 @@ class FalkorStore(GraphStore):
         exact = [self.run("knn_exact", {"row": r, "limit": r["limit"]}) for r in rows]
         return [row for found in exact for row in found]
 
-    def _building(self, vectors: bool = True) -> dict[str, str]:
+    def _building(self) -> dict[str, str]:
         """The labels whose indexes are being built, with FalkorDB's status of each (the
-        graph's are complete when none); ``vectors=False``: but for a vector index alone."""
-        return unfinished(self._index_rows(), vectors=vectors)
+        graph's are complete when none)."""
+        return unfinished(self._index_rows())
 
     def _index_rows(self) -> list[list[Any]]:
         """``index_status``'s rows: each index version's label, fields and status."""
@@ -290,11 +290,11 @@ class FalkorStore(GraphStore):
         """After a start or reload, FalkorDB rebuilds indexes in the background, and queries
         meanwhile see part of the graph: wait until every index is operational, as long as the
         build goes on (:mod:`kgp.stores.falkor_indexes`); ``vectors=False``: but a vector
-        index, which searches do without meanwhile."""
-        building, busy = partial(self._building, vectors), (None if vectors else self._building)
-        what = self.describe()  # (busy: a vector index may hold the others back, see there)
-        wait_for_indexes(building, what=what, stall=stall, notice=self.on_wait, busy=busy)
-        self._vectors_ready = vectors or "Passage" not in self._building()
+        index, which searches do without meanwhile (whose build holds the others back)."""
+        polls, what = IndexPolls(self._index_rows, vectors=vectors), self.describe()
+        busy = None if vectors else polls.every
+        wait_for_indexes(polls.waited, what=what, stall=stall, notice=self.on_wait, busy=busy)
+        self._vectors_ready = vectors or "Passage" not in polls.every()
 
     def _reload(self) -> None:
         """Reload the graph from the append-only file, which never holds a failed query (see

@@ -107,6 +107,22 @@ def describe(building: Mapping[str, str]) -> str:
     return ", ".join(parts)
 
 
+class IndexPolls:
+    """One read of ``index_status``'s rows a poll of :func:`wait_for_indexes`, seen two ways:
+    the indexes waited for (``vectors=False``: but a vector index) and every index being built."""
+
+    def __init__(self, read: Callable[[], list[list[Any]]], *, vectors: bool) -> None:
+        self.read, self.vectors = read, vectors
+        self.rows: list[list[Any]] = []
+
+    def waited(self) -> dict[str, str]:
+        self.rows = self.read()
+        return unfinished(self.rows, vectors=self.vectors)
+
+    def every(self) -> dict[str, str]:
+        return unfinished(self.rows)
+
+
 def wait_for_indexes(
     building: Callable[[], Mapping[str, str]],
     *,

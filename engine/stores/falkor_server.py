@@ -268,11 +268,10 @@ class EmbeddedServer:
         if signal is not None and pid_alive(pid):
             os.kill(pid, signal)
         deadline = time.monotonic() + 30
-        while pid_alive(pid) and time.monotonic() < deadline:
-            self._reap_if_child()
+        while pid_alive(pid) and time.monotonic() < deadline:  # (a zombie counts as gone)
             time.sleep(0.02)
-        self._reap_if_child()
-        reap(pid)
+        reap(pid)  # collected, whichever of this process's stores started it
+        self._reap_if_child()  # and its handle dropped
         self.pid_file.unlink(missing_ok=True)
 
     def _launch(self) -> None:
