@@ -81,7 +81,8 @@ class FalkorStore(GraphStore):
         self.server.start()
         atexit.register(self.close)
         self._connect(vectors=False)  # (a vector index built after a killed server's log)
-        if self._vectors_ready and not self.restore_vector_index() and self.server.launched:
+        restored = self.restore_vector_index()  # whatever other index a replayed log builds
+        if self._vectors_ready and not restored and self.server.launched:
             # a replayed log that creates the vector index (an older kgp's) leaves orphans
             self.heal_vector_index()
         return self
