@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kgp.errors import ConfigurationError
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.maintain import MaintenanceReport, maintain, rebuild_reasons
 from kgp.ingest.sync import Syncer
@@ -122,6 +123,24 @@ def test_an_index_built_for_a_smaller_graph_is_rebuilt(
     with store_from_settings(settings) as again:  # the last start's index is kept
         health = again.index_health(sample=0)
         assert (health.ef_runtime, health.ef_wanted, health.ef_behind) == (4000, 300, False)
+
+
+def test_the_vector_index_has_as_many_links_per_entry_as_the_setting_says(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """KGP_VECTOR_M (HNSW's M, FalkorDB's default 16) reaches the index a start builds; a value
+    HNSW cannot use is refused in one line that names the setting."""
+    monkeypatch.setenv("KGP_VECTOR_M", "32")
+    settings = load_settings(data_dir=data_dir)
+    with store_from_settings(settings) as store:
+        assert isinstance(store, FalkorStore)
+        store.ensure_schema(DIM)
+        store.write_documents([make_document(f"m{i}.txt", 20, seed=i, tables=0) for i in range(3)])
+        assert store._indexes()[1]["M"] == 32
+        assert store.index_health(sample=5).recall_at_10 == 1.0
+    monkeypatch.setenv("KGP_VECTOR_M", "1")
+    with pytest.raises(ConfigurationError, match="KGP_VECTOR_M"):
+        load_settings(data_dir=data_dir)
 
 
 def test_searches_of_another_store_go_on_while_the_index_is_rebuilt(data_dir: Path) -> None:

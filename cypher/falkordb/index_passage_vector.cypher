@@ -1,2 +1,2 @@
 CREATE VECTOR INDEX FOR (p:Passage) ON (p.embedding)
-OPTIONS {dimension: $dimension, similarityFunction: 'cosine', efRuntime: $ef_runtime}
+OPTIONS {dimension: $dimension, similarityFunction: 'cosine', efRuntime: $ef_runtime, M: $m}

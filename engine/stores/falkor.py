@@ -15,6 +15,8 @@ from kgp.errors import ConfigurationError, StoreError, StoreRestartedError, Stor
 from kgp.stores.base import GraphStore
 from kgp.stores.falkor_indexes import (
     INDEX_STALL_SECONDS,
+    PARK_COMPACT_SECONDS,
+    PARK_SECONDS,
     RANGE_INDEXES,
     WRITE_INDEXES,
     IndexPolls,
@@ -28,12 +30,6 @@ from kgp.stores.health import IndexHealth, ef_for, sampled_recall, too_many_orph
 from kgp.stores.maintenance import Row
 from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
-
-PARK_SECONDS = 20.0  # how long a close waits for the dropped indexes to go, if nothing moves
-# ...and for the snapshot without them: past it the server stops with the snapshot it has, and
-# the next start builds those indexes while it loads (at 1M passages the HNSW index alone takes
-# many minutes), so this is long: writing the snapshot took 19 s at 305,000 passages
-PARK_COMPACT_SECONDS = 1800.0
 
 
 class FalkorStore(GraphStore):
@@ -54,6 +50,7 @@ class FalkorStore(GraphStore):
         tracer: Tracer | None = None,
         start_timeout: float = 30.0,
         ef_runtime: int | None = None,
+        vector_m: int = 16,
         park: bool = True,
         stall_seconds: float = STALL_SECONDS,
         load_timeout: float = LOAD_TIMEOUT,
@@ -65,6 +62,7 @@ class FalkorStore(GraphStore):
         self.server.on_wait = self.waiting  # its load: told to on_wait as it is set then
         self.graph_name = graph
         self.ef_runtime = ef_runtime  # the vector index's efRuntime; None: by the graph's size
+        self.vector_m = vector_m  # and its M (HNSW links per entry)
         self._db: FalkorDB | None = None
         self._graph: Graph | None = None
         self._vectors_ready = True  # False while the vector index is built after a start
@@ -143,7 +141,7 @@ class FalkorStore(GraphStore):
             if not rows:
                 return False  # no passages yet: the first sync creates the index
             dimension = len(rows[0]["embedding"])
-            params = {"dimension": dimension, "ef_runtime": self.vector_ef()}
+            params = self.vector_options(dimension)
             before = self.server.log.end()
             self._locked_write("index_passage_vector", params, "cannot build the vector index")
             self.server.log.mark(before)  # the stop takes this back if nothing else is written
@@ -298,9 +296,8 @@ class FalkorStore(GraphStore):
         self._vectors_ready = vectors or "Passage" not in polls.every()
 
     def _reload(self) -> None:
-        """Reload the graph from the append-only file, which never holds a failed query (see
-        ``EmbeddedServer.reload``): after a failed write, whose in-memory rollback is not
-        trusted, and after the stall watch stopped a stuck server."""
+        """Reload the graph from the append-only file, which never holds a failed query: after a
+        failed write (its rollback is not trusted) or a stuck server's stop (server.reload)."""
         if self._db is not None:
             self._db.connection.close()
         self.server.reload()
@@ -329,7 +326,7 @@ class FalkorStore(GraphStore):
         self.rebuild_vector_index()
 
     def _recreate_vector_index(self, dimension: int) -> None:
-        params = {"dimension": dimension, "ef_runtime": self.vector_ef()}  # (a read: first)
+        params = self.vector_options(dimension)  # (a read: first)
         self.run("drop_passage_vector", write=True)
         self.run("index_passage_vector", params, write=True)
 
@@ -355,8 +352,12 @@ class FalkorStore(GraphStore):
 
     def vector_ef(self) -> int:
         """The efRuntime a vector index built now gets: KGP_VECTOR_EF, or by the graph's size
-        (kgp.stores.health.ef_for; each start builds the index again, so it follows growth)."""
+        (health.ef_for; each start builds the index again, so it follows growth)."""
         return self.ef_runtime or ef_for(self.count_passages())
+
+    def vector_options(self, dimension: int) -> dict[str, int]:
+        """``index_passage_vector``'s parameters: a vector index built now (KGP_VECTOR_M)."""
+        return {"dimension": dimension, "ef_runtime": self.vector_ef(), "m": self.vector_m}
 
     def _indexes(self) -> tuple[set[tuple[str, str, str]], dict[str, Any]]:
         """The indexes as (label or type, property, kind), and the vector index's options."""
@@ -388,8 +389,7 @@ class FalkorStore(GraphStore):
             self.run("index_passage_fulltext", write=True)
             created = added_to_passages = True
         if ("Passage", "embedding", "VECTOR") not in indexed:
-            params = {"dimension": dimension, "ef_runtime": self.vector_ef()}
-            self.run("index_passage_vector", params, write=True)
+            self.run("index_passage_vector", self.vector_options(dimension), write=True)
             created = True
         elif added_to_passages and self.vector_index_bound():
             self._recreate_vector_index(dimension)

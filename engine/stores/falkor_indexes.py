@@ -50,6 +50,12 @@ INDEX_STALL_SECONDS = 600.0  # a build that indexes no entry for this long is st
 NOTICE_SECONDS = 15.0  # how often a caller is told how far a long build is
 _PROGRESS = re.compile(r"(\d+)\s*/\s*(\d+)")
 
+PARK_SECONDS = 20.0  # how long a close waits for the dropped indexes to go, if nothing moves
+# ...and for the snapshot without them: past it the server stops with the snapshot it has, and
+# the next start builds those indexes while it loads (at 1M passages the HNSW index alone takes
+# many minutes), so this is long: writing the snapshot took 19 s at 305,000 passages
+PARK_COMPACT_SECONDS = 1800.0
+
 
 def progress(status: str) -> tuple[int, int] | None:
     """Entries indexed and to index, from FalkorDB's status text ("[Indexing] 10068/60001:
