@@ -41,7 +41,14 @@ from kgp.ingest import edges
 from kgp.stores.tracer import TraceLog
 
 from tests.bench import by_query
-from tests.bench.scale_bench import CORPUS, StandInEncoder, UnigramWriter, questions_from
+from tests.bench.scale_bench import (
+    CORPUS,
+    StandInEncoder,
+    UnigramWriter,
+    every_vector,
+    questions_from,
+    write_added,
+)
 
 COUNT_ONLY = (
     "UNWIND $rows AS r CALL db.idx.vector.queryNodes('Passage', 'embedding', r.limit, "
@@ -66,26 +73,18 @@ class KnnLog:
         store._knn_candidates = logged
 
 
-def every_vector(kg: Any, cache: Path) -> tuple[np.ndarray, np.ndarray]:
+def cached_vectors(kg: Any, cache: Path) -> tuple[np.ndarray, np.ndarray]:
     """Every passage's id and vector (read once: 459 s at 795k passages; then from ``cache``)."""
-    if cache.is_file():
-        kept = np.load(cache)
-        return kept["ids"], kept["vecs"]
-    ids: list[str] = []
-    vectors: list[np.ndarray] = []
-    documents = [d.id for d in kg.documents()]
-    with kg.store.reading_as(ADMIN_CALLER):
-        for at in range(0, len(documents), 1000):
-            for passage in kg.store.document_passages(documents[at : at + 1000]):
-                ids.append(passage.id)
-                vectors.append(np.asarray(passage.embedding, dtype=np.float32))
-    np.savez(cache, ids=np.array(ids), vecs=np.vstack(vectors))
-    return np.array(ids), np.vstack(vectors)
+    if not cache.is_file():
+        ids, matrix = every_vector(kg)
+        np.savez(cache, ids=np.array(ids), vecs=matrix)
+    kept = np.load(cache)
+    return kept["ids"], kept["vecs"]
 
 
 def depths(kg: Any, encoder: StandInEncoder, graph: Path, asked: list[int], count: int) -> None:
     store = kg.store
-    ids, matrix = every_vector(kg, graph.parent / f"{graph.name}.vectors.npz")
+    ids, matrix = cached_vectors(kg, graph.parent / f"{graph.name}.vectors.npz")
     picks = np.random.default_rng(3).choice(len(ids), size=4 * count, replace=False)
     with store.reading_as(ADMIN_CALLER):
         found = store.passage_vectors([str(ids[i]) for i in picks])
@@ -104,7 +103,8 @@ def depths(kg: Any, encoder: StandInEncoder, graph: Path, asked: list[int], coun
             len(exact[i] & {pid for pid, _ in hits[i][:10]}) / 10 for i in range(count)
         )
         figures = {"depth": depth, "count_ms": round(1000 * count_s / count, 2)}
-        figures |= {"nearest_ms": round(1000 * nearest_s / count, 2), "recall_at_10": recall}
+        figures |= {"nearest_ms": round(1000 * nearest_s / count, 2)}
+        figures |= {"recall_at_10": round(recall, 3)}
         print(json.dumps(figures), flush=True)
 
 
@@ -116,9 +116,7 @@ def budgets(kg: Any, tried: list[float], breadth: int, work: Path) -> None:
     path = work / "added.md"
     for budget in tried:
         edges.WEAK_PER_PASSAGE = budget
-        drawn = writer.sentences(50, writer.topic(7))
-        text = " ".join(f"{s[:-1]} (added sentence {i})." for i, s in enumerate(drawn))
-        path.write_text("# Added\n\n" + text)
+        write_added(writer, path)
         kg.remove(path.name)
         log = store.tracer = TraceLog()
         knn.calls.clear()

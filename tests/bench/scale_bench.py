@@ -191,16 +191,22 @@ def questions_from(sentences: list[str], count: int, seed: int = 5) -> list[str]
     return out
 
 
-def recall_at_10(kg: Any, encoder: Encoder, questions: list[str]) -> float:
-    """The vector index's top 10 against exact cosine search over every passage vector."""
+def every_vector(kg: Any) -> tuple[list[str], np.ndarray]:
+    """Every passage's id and vector, read from the graph 500 documents at a time."""
     ids: list[str] = []
     vectors: list[np.ndarray] = []
     documents = [d.id for d in kg.documents()]
-    for at in range(0, len(documents), 500):
-        for passage in kg.store.document_passages(documents[at : at + 500]):
-            ids.append(passage.id)
-            vectors.append(np.asarray(passage.embedding, dtype=np.float32))
-    matrix = np.vstack(vectors)
+    with kg.store.reading_as(ADMIN_CALLER):
+        for at in range(0, len(documents), 500):
+            for passage in kg.store.document_passages(documents[at : at + 500]):
+                ids.append(passage.id)
+                vectors.append(np.asarray(passage.embedding, dtype=np.float32))
+    return ids, np.vstack(vectors)
+
+
+def recall_at_10(kg: Any, encoder: Encoder, questions: list[str]) -> float:
+    """The vector index's top 10 against exact cosine search over every passage vector."""
+    ids, matrix = every_vector(kg)
     found = []
     for vector in encoder.encode(questions):
         exact = {ids[i] for i in np.argsort(-(matrix @ vector))[:10]}
@@ -384,6 +390,14 @@ def measure(
     }
 
 
+def write_added(writer: UnigramWriter, path: Path) -> None:
+    """A new 50-passage document to add, on a subject the graph has; its sentences numbered, so
+    that none is short enough to join the next (a generated "Above above spent ask." did)."""
+    drawn = writer.sentences(50, writer.topic(7))
+    text = " ".join(f"{s[:-1]} (added sentence {i})." for i, s in enumerate(drawn))
+    path.write_text("# Added\n\n" + text)
+
+
 def timed_adds(size: int, kg: Any, writer: UnigramWriter, path: Path) -> list[float]:
     """The add of a new 50-passage document ADDS times, each run's seconds; says where each
     went. Each run's text is new (the last run's document removed first, untimed): a document
@@ -391,11 +405,7 @@ def timed_adds(size: int, kg: Any, writer: UnigramWriter, path: Path) -> list[fl
     keeps in the index for the session, at the top of every search."""
     seconds = []
     for _ in range(ADDS):
-        # a subject the graph has; numbered, so that no sentence is short enough to join the
-        # next (a generated "Above above spent ask." did): 50 sentences are 50 passages
-        drawn = writer.sentences(50, writer.topic(7))
-        text = " ".join(f"{s[:-1]} (added sentence {i})." for i, s in enumerate(drawn))
-        path.write_text("# Added\n\n" + text)
+        write_added(writer, path)
         kg.remove(path.name)
         log = kg.store.tracer = TraceLog()
         began = time.perf_counter()
