@@ -96,6 +96,8 @@ def rebuild_reasons(health: IndexHealth, *, asked: bool) -> list[str]:
         reasons.append(
             f"built with efRuntime {health.ef_runtime}, the graph asks for {health.ef_wanted}"
         )
+    if health.m_differs:
+        reasons.append(f"built with M {health.m}, KGP_VECTOR_M asks for {health.m_wanted}")
     if health.orphaned:
         reasons.append(f"{health.orphans} orphaned entries for {health.passages} passages")
     return reasons

@@ -143,6 +143,31 @@ def test_the_vector_index_has_as_many_links_per_entry_as_the_setting_says(
         load_settings(data_dir=data_dir)
 
 
+def test_an_index_kept_with_another_m_is_rebuilt_by_maintain(
+    data_dir: Path, encoder: Encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index a start keeps (KGP_FAST_REOPEN=0) keeps the M it was built with: kgp stats shows
+    it and that the setting asks for another, and kgp maintain builds it again with that M."""
+    store = FalkorStore(data_dir=data_dir, park=False).open()
+    store.ensure_schema(DIM)
+    store.write_documents([make_document(f"k{i}.txt", 20, seed=i, tables=0) for i in range(3)])
+    store.migrate()  # records the schema, as a sync does (a migration rebuilds the index)
+    store.close()
+    env = {"KGP_FAST_REOPEN": "0", "KGP_VECTOR_M": "32"}
+    shown = kgp("--data-dir", str(data_dir), "stats", env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert "M 16 (KGP_VECTOR_M asks for 32: kgp maintain)" in " ".join(shown.stdout.split())
+    monkeypatch.setenv("KGP_VECTOR_M", "32")
+    settings = load_settings(data_dir=data_dir, fast_reopen=False)
+    with store_from_settings(settings) as kept:
+        health = kept.index_health(sample=0)
+        assert (health.m, health.m_wanted, health.m_differs) == (16, 32, True)
+        report = maintain(Syncer(store=kept, settings=settings, encoder=encoder), sample=5)
+        assert report.reasons == ["built with M 16, KGP_VECTOR_M asks for 32"]
+        assert report.after is not None and (report.after.m, report.after.m_differs) == (32, False)
+        assert report.after.recall_at_10 == 1.0 and not report.after.needs_rebuild
+
+
 def test_searches_of_another_store_go_on_while_the_index_is_rebuilt(data_dir: Path) -> None:
     """A reader in another process (here another store) keeps its answers through rebuilds:
     while FalkorDB swaps the label's index it answers from both, each node twice (kept once),

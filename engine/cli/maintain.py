@@ -77,6 +77,10 @@ def describe(health: IndexHealth) -> str:
     ef = f", efRuntime {health.ef_runtime}" if health.ef_runtime is not None else ""
     if health.ef_behind:
         ef += f" (the graph asks for {health.ef_wanted}: kgp maintain)"
+    if health.m is not None:
+        ef += f", M {health.m}"
+    if health.m_differs:
+        ef += f" (KGP_VECTOR_M asks for {health.m_wanted}: kgp maintain)"
     return (
         f"vector index {health.state}: {health.passages} passages, {health.orphans} orphaned "
         f"entries{recall}{ef}"

@@ -26,7 +26,7 @@ from kgp.stores.falkor_indexes import (
 )
 from kgp.stores.falkor_params import params_header, plain
 from kgp.stores.falkor_server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
-from kgp.stores.health import IndexHealth, ef_for, sampled_recall, too_many_orphans
+from kgp.stores.health import IndexHealth, built_with, ef_for, sampled_recall, too_many_orphans
 from kgp.stores.maintenance import Row
 from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
@@ -191,11 +191,11 @@ class FalkorStore(GraphStore):
             if not vector:
                 return IndexHealth("none", 0, 0)
             live, orphans = self.vector_index_entries()
-            built, wanted = int(vector["efRuntime"]), self.vector_ef()
+            built = built_with(vector, self.vector_ef(), self.vector_m)
             if "Passage" in self._building():
-                return IndexHealth("building", live, orphans, ef_runtime=built, ef_wanted=wanted)
+                return IndexHealth("building", live, orphans, **built)
         sampled, recall = sampled_recall(self, sample, live)
-        return IndexHealth("complete", live, orphans, sampled, recall, built, wanted)
+        return IndexHealth("complete", live, orphans, sampled, recall, **built)
 
     def await_vector_index(self) -> None:
         if not self._vectors_ready or self._building():  # (another process's start, too)

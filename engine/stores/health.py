@@ -32,6 +32,12 @@ def ef_for(passages: int) -> int:
     return ef
 
 
+def built_with(options: dict[str, Any], ef_wanted: int, m_wanted: int) -> dict[str, int]:
+    """A FalkorDB vector index's options (``db.indexes()``) as IndexHealth's fields; pure."""
+    built = {"ef_runtime": int(options["efRuntime"]), "m": int(options.get("M", 16))}
+    return built | {"ef_wanted": ef_wanted, "m_wanted": m_wanted}
+
+
 @dataclass(frozen=True, slots=True)
 class IndexHealth:
     state: str  # "complete", "building" (searches are exact meanwhile) or "none"
@@ -41,6 +47,8 @@ class IndexHealth:
     recall_at_10: float | None = None
     ef_runtime: int | None = None  # the index's efRuntime (None where the store has none)
     ef_wanted: int | None = None  # what kgp would build it with now (the setting or ef_for)
+    m: int | None = None  # the index's M (HNSW links per entry; None where the store has none)
+    m_wanted: int | None = None  # what kgp would build it with now (KGP_VECTOR_M)
 
     @property
     def low_recall(self) -> bool:
@@ -60,8 +68,14 @@ class IndexHealth:
         return self.ef_runtime < self.ef_wanted
 
     @property
+    def m_differs(self) -> bool:
+        """Built with another M than the setting asks for (only a rebuild changes it)."""
+        return None not in (self.m, self.m_wanted) and self.m != self.m_wanted
+
+    @property
     def needs_rebuild(self) -> bool:
-        return self.state == "complete" and (self.low_recall or self.orphaned or self.ef_behind)
+        stale = self.low_recall or self.orphaned or self.ef_behind or self.m_differs
+        return self.state == "complete" and stale
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "needs_rebuild": self.needs_rebuild}
