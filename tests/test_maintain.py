@@ -130,13 +130,13 @@ def test_the_vector_index_has_as_many_links_per_entry_as_the_setting_says(
 ) -> None:
     """KGP_VECTOR_M (HNSW's M, FalkorDB's default 16) reaches the index a start builds; a value
     HNSW cannot use is refused in one line that names the setting."""
-    monkeypatch.setenv("KGP_VECTOR_M", "32")
+    monkeypatch.setenv("KGP_VECTOR_M", "24")
     settings = load_settings(data_dir=data_dir)
     with store_from_settings(settings) as store:
         assert isinstance(store, FalkorStore)
         store.ensure_schema(DIM)
         store.write_documents([make_document(f"m{i}.txt", 20, seed=i, tables=0) for i in range(3)])
-        assert store._indexes()[1]["M"] == 32
+        assert store._indexes()[1]["M"] == 24
         assert store.index_health(sample=5).recall_at_10 == 1.0
     monkeypatch.setenv("KGP_VECTOR_M", "1")
     with pytest.raises(ConfigurationError, match="KGP_VECTOR_M"):
@@ -148,7 +148,7 @@ def test_an_index_kept_with_another_m_is_rebuilt_by_maintain(
 ) -> None:
     """An index a start keeps (KGP_FAST_REOPEN=0) keeps the M it was built with: kgp stats shows
     it and that the setting asks for another, and kgp maintain builds it again with that M."""
-    store = FalkorStore(data_dir=data_dir, park=False).open()
+    store = FalkorStore(data_dir=data_dir, park=False, vector_m=16).open()
     store.ensure_schema(DIM)
     store.write_documents([make_document(f"k{i}.txt", 20, seed=i, tables=0) for i in range(3)])
     store.migrate()  # records the schema, as a sync does (a migration rebuilds the index)
