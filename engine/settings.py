@@ -75,9 +75,9 @@ class Settings(BaseSettings):
     # by the graph's size (256 to 50,000 passages, kgp.stores.health.ef_for); each start builds
     # the index with it, and kgp maintain rebuilds an index built with fewer
     vector_ef: int | None = Field(default=None, ge=10, le=65_536)
-    # and its M, the links HNSW keeps per entry (FalkorDB's default, 16); 32 had 16's recall
-    # with a quarter of the candidates on 200k of the scale bench's vectors (docs/benchmarks.md)
-    vector_m: int = Field(default=16, ge=4, le=128)
+    # and its M, the links HNSW keeps per entry; unset, kgp.stores.health.VECTOR_M (32, where
+    # FalkorDB's default is 16: recall@10 at 795k passages 0.954 against 0.898, docs/benchmarks.md)
+    vector_m: int | None = Field(default=None, ge=4, le=128)
     # how long an open waits for the embedded server to load a large graph (seconds; it reports
     # how far it is every 15 s); past it the open fails in one line and the load goes on
     load_timeout: float = Field(default=3600.0, gt=0)

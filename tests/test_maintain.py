@@ -128,8 +128,10 @@ def test_an_index_built_for_a_smaller_graph_is_rebuilt(
 def test_the_vector_index_has_as_many_links_per_entry_as_the_setting_says(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """KGP_VECTOR_M (HNSW's M, FalkorDB's default 16) reaches the index a start builds; a value
-    HNSW cannot use is refused in one line that names the setting."""
+    """KGP_VECTOR_M (HNSW's M; FalkorDB's default is 16) reaches the index a start builds; a value
+    HNSW cannot use is refused in one line that names the setting. Unset, kgp's 32."""
+    unset = store_from_settings(load_settings(data_dir=data_dir))
+    assert isinstance(unset, FalkorStore) and unset.vector_m == index_health.VECTOR_M == 32
     monkeypatch.setenv("KGP_VECTOR_M", "24")
     settings = load_settings(data_dir=data_dir)
     with store_from_settings(settings) as store:

@@ -12,6 +12,7 @@ from falkordb import FalkorDB, Graph
 from kgp import cypher
 from kgp.access import ADMIN_CALLER
 from kgp.errors import ConfigurationError, StoreError, StoreRestartedError, StoreUnavailableError
+from kgp.stores import health
 from kgp.stores.base import GraphStore
 from kgp.stores.falkor_indexes import (
     INDEX_STALL_SECONDS,
@@ -26,7 +27,7 @@ from kgp.stores.falkor_indexes import (
 )
 from kgp.stores.falkor_params import params_header, plain
 from kgp.stores.falkor_server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
-from kgp.stores.health import IndexHealth, built_with, ef_for, sampled_recall, too_many_orphans
+from kgp.stores.health import IndexHealth, built_with, sampled_recall, too_many_orphans
 from kgp.stores.maintenance import Row
 from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
@@ -50,7 +51,7 @@ class FalkorStore(GraphStore):
         tracer: Tracer | None = None,
         start_timeout: float = 30.0,
         ef_runtime: int | None = None,
-        vector_m: int = 16,
+        vector_m: int | None = None,
         park: bool = True,
         stall_seconds: float = STALL_SECONDS,
         load_timeout: float = LOAD_TIMEOUT,
@@ -62,7 +63,7 @@ class FalkorStore(GraphStore):
         self.server.on_wait = self.waiting  # its load: told to on_wait as it is set then
         self.graph_name = graph
         self.ef_runtime = ef_runtime  # the vector index's efRuntime; None: by the graph's size
-        self.vector_m = vector_m  # and its M (HNSW links per entry)
+        self.vector_m = vector_m or health.VECTOR_M  # and its M (HNSW links per entry)
         self._db: FalkorDB | None = None
         self._graph: Graph | None = None
         self._vectors_ready = True  # False while the vector index is built after a start
@@ -351,9 +352,8 @@ class FalkorStore(GraphStore):
         return int(self._indexes()[1].get("efRuntime", 0))
 
     def vector_ef(self) -> int:
-        """The efRuntime a vector index built now gets: KGP_VECTOR_EF, or by the graph's size
-        (health.ef_for; each start builds the index again, so it follows growth)."""
-        return self.ef_runtime or ef_for(self.count_passages())
+        """KGP_VECTOR_EF, or by the graph's size (ef_for: each start builds the index again)."""
+        return self.ef_runtime or health.ef_for(self.count_passages())
 
     def vector_options(self, dimension: int) -> dict[str, int]:
         """``index_passage_vector``'s parameters: a vector index built now (KGP_VECTOR_M)."""
