@@ -15,7 +15,7 @@ from typing import Any
 
 from kgp.access import ADMIN_CALLER
 from kgp.ingest.sync import Syncer
-from kgp.stores.health import RECALL_FLOOR, IndexHealth
+from kgp.stores.health import RECALL_FLOOR, VECTOR_M, IndexHealth
 
 SAMPLE = 20  # passages whose 10 nearest are compared with exact search, before and after
 
@@ -35,14 +35,16 @@ class MaintenanceReport:
     def advice(self) -> str | None:
         """What to do when the rebuild left the sampled recall below the floor: the graph needs
         more search candidates than the index keeps (a rebuild at the same efRuntime gives the
-        same recall: 0.898 at 795k passages with 1,024)."""
+        same recall: 0.898 at 795k passages with 1,024 and M 16), or more links per entry (M 32
+        gave 0.954 there with the same efRuntime)."""
         after = self.after
         if not self.rebuilt or after is None or not after.low_recall or after.ef_runtime is None:
             return None
+        links = f"KGP_VECTOR_M={VECTOR_M} (cheaper) or " if (after.m or VECTOR_M) < VECTOR_M else ""
         return (
             f"sampled recall@10 is still below {RECALL_FLOOR} after the rebuild: this graph "
             f"needs more search candidates than efRuntime {after.ef_runtime}; set "
-            f"KGP_VECTOR_EF={2 * after.ef_runtime} and run kgp maintain again"
+            f"{links}KGP_VECTOR_EF={2 * after.ef_runtime} and run kgp maintain again"
         )
 
     def as_dict(self) -> dict[str, Any]:

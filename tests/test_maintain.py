@@ -246,14 +246,18 @@ def test_cli_maintain(tmp_path: Path) -> None:
 
 
 def test_a_rebuild_that_leaves_recall_low_says_what_to_set() -> None:
-    """At 795k passages the index's recall was 0.898 at efRuntime 1,024, the efRuntime the
-    graph's size gives: a rebuild gives the same, so the report says which setting raises it."""
+    """At 795k passages the index's recall was 0.898 at efRuntime 1,024 and M 16, the
+    efRuntime the graph's size gives: a rebuild gives the same, so the report says which
+    setting raises it (first the M, where it is below kgp's default)."""
     low = IndexHealth("complete", 795_400, 0, 20, 0.898, 1024, 1024)
     report = MaintenanceReport(before=low, after=low, rebuilt=True)
     assert report.advice == (
         "sampled recall@10 is still below 0.95 after the rebuild: this graph needs more search "
         "candidates than efRuntime 1024; set KGP_VECTOR_EF=2048 and run kgp maintain again"
     )
+    sixteen = IndexHealth("complete", 795_400, 0, 20, 0.898, 1024, 1024, m=16, m_wanted=16)
+    advice = MaintenanceReport(before=sixteen, after=sixteen, rebuilt=True).advice
+    assert advice is not None and "set KGP_VECTOR_M=32 (cheaper) or KGP_VECTOR_EF=2048" in advice
     assert report.as_dict()["advice"] == report.advice
     healed = IndexHealth("complete", 795_400, 0, 20, 0.97, 2048, 2048)
     assert MaintenanceReport(before=low, after=healed, rebuilt=True).advice is None
