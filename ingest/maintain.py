@@ -40,7 +40,8 @@ class MaintenanceReport:
         after = self.after
         if not self.rebuilt or after is None or not after.low_recall or after.ef_runtime is None:
             return None
-        links = f"KGP_VECTOR_M={VECTOR_M} (cheaper) or " if (after.m or VECTOR_M) < VECTOR_M else ""
+        fewer_links = after.m is not None and after.m < VECTOR_M
+        links = f"KGP_VECTOR_M={VECTOR_M} (cheaper) or " if fewer_links else ""
         return (
             f"sampled recall@10 is still below {RECALL_FLOOR} after the rebuild: this graph "
             f"needs more search candidates than efRuntime {after.ef_runtime}; set "

@@ -37,7 +37,7 @@ def ef_for(passages: int) -> int:
 
 def built_with(options: dict[str, Any], ef_wanted: int, m_wanted: int) -> dict[str, int]:
     """A FalkorDB vector index's options (``db.indexes()``) as IndexHealth's fields; pure."""
-    built = {"ef_runtime": int(options["efRuntime"]), "m": int(options.get("M", 16))}
+    built = {"ef_runtime": int(options["efRuntime"]), "m": int(options["M"])}
     return built | {"ef_wanted": ef_wanted, "m_wanted": m_wanted}
 
 

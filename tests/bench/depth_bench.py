@@ -15,7 +15,8 @@ only counts the index's answer (``count_ms``), of kgp's search asking that deep
 (``nearest_ms``: ``knn_candidates_all``, which reads each entry's passage), and recall@10
 against exact search over every passage vector (read from the graph once, kept in
 ``vectors.npz`` beside it). Compare with the same depths set as the index's efRuntime, which
-the scale bench measures.
+the scale bench measures. Depths at or above the index's efRuntime measure the index as it is
+(``--depths 1024,2048,4096 --budgets ""`` on an index of efRuntime 1,024: its recall per depth).
 
 Budgets: the add of a new 50-passage document (as the scale bench makes it) with the k-NN
 floor's budget set to each number of weak edges per new passage in turn, the first search as
@@ -158,7 +159,8 @@ def main() -> None:
         asked = [int(d) for d in args.depths.split(",") if d]
         depths(kg, encoder, args.graph, asked, args.questions)
         tried = [float(b) for b in args.budgets.split(",") if b]
-        budgets(kg, tried, args.breadth, args.graph.parent)
+        if tried:  # (--budgets "": the depths alone)
+            budgets(kg, tried, args.breadth, args.graph.parent)
 
 
 if __name__ == "__main__":
