@@ -57,7 +57,7 @@ class T5Generator:
             raise ModelMissingError(
                 f"t5 model at {self.path} cannot be loaded: {message}"
             ) from None
-        self.model.to(self.device).eval()
+        self.model.float().to(self.device).eval()  # float32 whatever it was saved in
         self.max_new_tokens = max_new_tokens
         self._lock = threading.Lock()
 

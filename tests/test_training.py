@@ -248,6 +248,11 @@ def test_train_encoder_in_half_precision_with_a_card_that_reproduces_it(tmp_path
     with safe_open(str(out / "model.safetensors"), "pt") as weights:
         dtypes = {str(weights.get_tensor(key).dtype) for key in weights.keys()}  # noqa: SIM118
     assert dtypes == {"torch.float16"}, "shipped in half precision"
+    onward = tmp_path / "onward"  # trained on from the half-precision model, saved whole
+    train_mdr(pairs, str(out), onward, config=config, progress=lambda _: None, kind="encoder")
+    with safe_open(str(onward / "model.safetensors"), "pt") as weights:
+        dtypes = {str(weights.get_tensor(key).dtype) for key in weights.keys()}  # noqa: SIM118
+    assert dtypes == {"torch.float32"}, "trained in float32 whatever the base was saved in"
     card = json.loads((out / "training.json").read_text())
     assert card["kind"] == "encoder" and card["config"]["threads"] == 1
     assert card["files"] == file_hashes(out) and "model.safetensors" in card["files"]

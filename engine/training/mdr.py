@@ -53,6 +53,7 @@ def train_mdr(
     encoder's name) and save it at ``output``. ``kind`` names the recipe on the model card
     (``mdr``: hop pairs; ``encoder``: question pairs); ``half`` saves the weights in float16,
     and the held-out figures are measured on those rounded weights."""
+    import torch
     from kgp.ingest.encoder import resolve_encoder
     from sentence_transformers import SentenceTransformer
 
@@ -60,8 +61,13 @@ def train_mdr(
     session = TrainingSession.start(
         pairs, output, config=config, device=device, overwrite=overwrite, held_out=held_out
     )
+    # trained in float32 whatever the base was saved in (the shipped model is float16: loaded as
+    # saved, its weights would be trained in half precision)
     model = SentenceTransformer(
-        str(resolve_encoder(base)), device=session.device, local_files_only=True
+        str(resolve_encoder(base)),
+        device=session.device,
+        local_files_only=True,
+        model_kwargs={"dtype": torch.float32},
     )
     model.max_seq_length = config.max_length
     train, held = session.train, session.held

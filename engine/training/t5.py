@@ -45,7 +45,8 @@ def train_t5(
     )
     where = session.device
     tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
-    model = AutoModelForSeq2SeqLM.from_pretrained(source, local_files_only=True).to(where)
+    model = AutoModelForSeq2SeqLM.from_pretrained(source, local_files_only=True)
+    model = model.float().to(where)  # trained in float32 whatever the base was saved in
     train, held = session.train, session.held
     report = session.report(
         "t5", base, pairs, data, {**asdict(config), "max_target_length": max_target_length}
