@@ -67,7 +67,7 @@ class Encoder:
 
                     self._model = SentenceTransformer(
                         str(path), device=device, local_files_only=True
-                    )
+                    ).float()  # as the pipeline: float32 whatever the weights were saved in
             except (OSError, ValueError) as exc:
                 raise ModelMissingError(f"encoder at {path} cannot be loaded: {exc}") from None
             strict_blas()  # a warning when a text's vector could depend on its batch
@@ -105,7 +105,10 @@ class Encoder:
         break differently. Texts are therefore batched only with texts of the same token length
         (no padding, and no time spent on it); texts shorter than SHORT_TOKENS tokens, whose
         last bits also depend on how many rows a batch has, always go in batches of exactly
-        SHORT_ROWS rows (filled up with copies)."""
+        SHORT_ROWS rows (filled up with copies). On a GPU every text's last bits depend on the
+        rows beside it (the kernels are chosen by the matrices' shapes: on an H200, 362 of 400
+        texts got another vector alone than in one call, by up to 1.6e-7), so there every
+        batch is filled up to its full size."""
         with self._lock:
             return self._encode(texts)
 
@@ -115,7 +118,8 @@ class Encoder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         items = list(texts)
         out = np.empty((len(items), self.dimension), dtype=np.float32)
-        for batch, rows in self._same_length_batches(items):
+        fill = str(getattr(self._model, "device", "cpu")) != "cpu"
+        for batch, rows in batch_rows(self._token_lengths(items), self.batch_size, fill=fill):
             vectors = self._model.encode(
                 [items[i] for i in rows],
                 batch_size=len(rows),
@@ -126,22 +130,29 @@ class Encoder:
             out[batch] = np.asarray(vectors, dtype=np.float32)[: len(batch)]
         return out
 
-    def _same_length_batches(self, texts: list[str]) -> list[tuple[list[int], list[int]]]:
-        """Batches of texts of one token length: (the texts' indices, the rows to encode, which
-        repeat them to SHORT_ROWS for short texts)."""
+    def _token_lengths(self, texts: list[str]) -> list[int]:
         tokenizer = self._model.tokenizer
-        lengths = tokenizer(texts, truncation=True, max_length=self._model.max_seq_length)
-        by_length: dict[int, list[int]] = {}
-        for index, ids in enumerate(lengths["input_ids"]):
-            by_length.setdefault(len(ids), []).append(index)
-        out = []
-        for length, group in sorted(by_length.items()):
-            size = SHORT_ROWS if length < SHORT_TOKENS else self.batch_size
-            for start in range(0, len(group), size):
-                batch = group[start : start + size]
-                rows = batch if length >= SHORT_TOKENS else (batch * SHORT_ROWS)[:SHORT_ROWS]
-                out.append((batch, rows))
-        return out
+        encoded = tokenizer(texts, truncation=True, max_length=self._model.max_seq_length)
+        return [len(ids) for ids in encoded["input_ids"]]
+
+
+def batch_rows(
+    lengths: Sequence[int], batch_size: int, *, fill: bool = False
+) -> list[tuple[list[int], list[int]]]:
+    """Batches of texts of one token length (``lengths``: each text's): (the texts' indices,
+    the rows to encode, which repeat them to SHORT_ROWS for texts under SHORT_TOKENS tokens,
+    and to ``batch_size`` for any batch when ``fill``: on a GPU); pure."""
+    by_length: dict[int, list[int]] = {}
+    for index, length in enumerate(lengths):
+        by_length.setdefault(length, []).append(index)
+    out = []
+    for length, group in sorted(by_length.items()):
+        size = SHORT_ROWS if length < SHORT_TOKENS else batch_size
+        for start in range(0, len(group), size):
+            batch = group[start : start + size]
+            rows = (batch * size)[:size] if fill or length < SHORT_TOKENS else batch
+            out.append((batch, rows))
+    return out
 
 
 # module types by save format: sentence-transformers 2-5, then 6

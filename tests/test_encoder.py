@@ -11,8 +11,9 @@ import sys
 
 import numpy as np
 import pytest
-from kgp.ingest.embedding import Encoder, TransformerPipeline
+from kgp.ingest.embedding import SHORT_ROWS, Encoder, TransformerPipeline, batch_rows
 from kgp.ingest.encoder import resolve_encoder
+from kgp.model import SHIPPED_MODEL
 
 TEXTS = [
     "Cedar Hollow recorded the most rain of any station.",
@@ -47,6 +48,36 @@ def test_a_vector_does_not_depend_on_its_batch(encoder: Encoder) -> None:
     alone = np.stack([encoder.encode([text])[0] for text in TEXTS])
     assert (together[: len(TEXTS)] == alone).all()
     assert (together[len(TEXTS) : 2 * len(TEXTS)] == alone).all()
+
+
+def test_batches_hold_one_token_length_and_a_gpu_fills_every_batch() -> None:
+    lengths = [5, 20, 30, 20, 20]  # a short text, then three of 20 tokens and one of 30
+    assert batch_rows(lengths, 2) == [
+        ([0], [0] * SHORT_ROWS),
+        ([1, 3], [1, 3]),
+        ([4], [4]),
+        ([2], [2]),
+    ]
+    assert batch_rows(lengths, 2, fill=True) == [
+        ([0], [0] * SHORT_ROWS),
+        ([1, 3], [1, 3]),
+        ([4], [4, 4]),
+        ([2], [2, 2]),
+    ]
+
+
+def test_on_a_gpu_a_vector_does_not_depend_on_its_batch() -> None:
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device: the batches a GPU fills are tested above")
+    encoder = Encoder(model=SHIPPED_MODEL, device="cuda", batch_size=64).load()
+    weeks = [f"Station {n} recorded {n * 7 % 31} mm of rain in week {n}." for n in range(90)]
+    texts = TEXTS + weeks
+    together = encoder.encode(texts)
+    alone = np.stack([encoder.encode([text])[0] for text in texts])
+    mixed = encoder.encode(texts[::-1] + TEXTS)[: len(texts)][::-1]
+    assert (together == alone).all() and (together == mixed).all()
 
 
 def test_kgp_sets_mkls_strict_mode_before_torch_computes_and_says_when_too_late() -> None:
