@@ -2,12 +2,14 @@
 settings pick (CUDA when there is one). Baseline in the same run: the zero-shot ``embedding``
 scorer, which only reads stored vectors.
 
-    python -m tests.bench.scorer_bench [--mdr-model DIR] [--hops 20] [--device auto|cpu|cuda]
+    python -m tests.bench.scorer_bench [--mdr-model DIR] [--encoder DIR] [--hops 20]
+        [--device auto|cpu|cuda]
 
 Each hop scores 10 paths of two passages against 15 candidates each (the paper's 10 seeds and
 a neighbourhood per path), candidates drawn from the MuSiQue dev paragraphs. ``mdr`` is timed
-cold (every candidate new to its cache) and warm (candidates seen before); ``--mdr-model``
-defaults to the base encoder (the same cost as a fine-tuned MiniLM).
+cold (every candidate new to its cache) and warm (candidates seen before). ``--encoder`` (the
+graph's encoder, which made the stored vectors) and ``--mdr-model`` default to the shipped model,
+a fine-tuned MiniLM: the same cost as the base one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from kgp.agents.scorers import EmbeddingScorer, MdrScorer, TfidfScorer
 from kgp.ingest.embedding import Encoder
+from kgp.model import SHIPPED_MODEL
 from kgp.qa import load_qa
 from kgp.training import passage_text
 
@@ -39,7 +42,8 @@ def timed(score: Callable[..., list[list[float]]], hops: list[tuple[str, list, l
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--mdr-model", default="all-MiniLM-L6-v2")
+    parser.add_argument("--mdr-model", default=SHIPPED_MODEL)
+    parser.add_argument("--encoder", default=SHIPPED_MODEL)
     parser.add_argument("--hops", type=int, default=20)
     parser.add_argument("--device", default="auto")
     args = parser.parse_args()
@@ -50,7 +54,7 @@ def main() -> None:
         f"p{n}": passage_text(p) for n, p in enumerate({p for i in items for p in i.paragraphs})
     }
     ids = sorted(texts)
-    base = Encoder(model="all-MiniLM-L6-v2", device=args.device).load()
+    base = Encoder(model=args.encoder, device=args.device).load()
     vectors = dict(zip(ids, base.encode([texts[i] for i in ids]), strict=True))
     rng = random.Random(7)
 
