@@ -108,7 +108,8 @@ class Encoder:
         SHORT_ROWS rows (filled up with copies). On a GPU every text's last bits depend on the
         rows beside it (the kernels are chosen by the matrices' shapes: on an H200, 362 of 400
         texts got another vector alone than in one call, by up to 1.6e-7), so there every
-        batch is filled up to its full size."""
+        batch is filled up to its full size; so is every batch of a model that
+        sentence-transformers runs."""
         with self._lock:
             return self._encode(texts)
 
@@ -118,7 +119,10 @@ class Encoder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         items = list(texts)
         out = np.empty((len(items), self.dimension), dtype=np.float32)
-        fill = str(getattr(self._model, "device", "cpu")) != "cpu"
+        # a model sentence-transformers runs (a Dense layer after the pooling, say) gets other
+        # bits for a text alone, even on a CPU (a matrix-vector product for one row)
+        on_gpu = str(getattr(self._model, "device", "cpu")) != "cpu"
+        fill = on_gpu or not isinstance(self._model, TransformerPipeline)
         for batch, rows in batch_rows(self._token_lengths(items), self.batch_size, fill=fill):
             vectors = self._model.encode(
                 [items[i] for i in rows],

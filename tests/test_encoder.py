@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -64,6 +65,27 @@ def test_batches_hold_one_token_length_and_a_gpu_fills_every_batch() -> None:
         ([4], [4, 4]),
         ([2], [2, 2]),
     ]
+
+
+def test_a_model_sentence_transformers_runs_gives_a_text_one_vector_in_any_batch(
+    tmp_path: Path,
+) -> None:
+    import torch
+    from sentence_transformers import SentenceTransformer, models
+
+    bundled = SentenceTransformer(
+        str(resolve_encoder("all-MiniLM-L6-v2")), device="cpu", local_files_only=True
+    )
+    torch.manual_seed(0)
+    SentenceTransformer(modules=[bundled[0], bundled[1], models.Dense(384, 64)]).save(
+        str(tmp_path / "dense")
+    )
+    encoder = Encoder(model=str(tmp_path / "dense"), device="cpu").load()
+    assert not isinstance(encoder._model, TransformerPipeline), "a Dense layer: the fallback"
+    together = encoder.encode(TEXTS * 3)
+    alone = np.stack([encoder.encode([text])[0] for text in TEXTS])
+    assert together.shape == (3 * len(TEXTS), 64) and together.dtype == np.float32
+    assert (together[: len(TEXTS)] == alone).all() and (together[-len(TEXTS) :] == alone).all()
 
 
 def test_on_a_gpu_a_vector_does_not_depend_on_its_batch() -> None:
