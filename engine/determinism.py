@@ -27,6 +27,20 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+def repeatable_cuda(on: bool) -> bool:
+    """Make torch's CUDA kernels repeatable (``on``) or put back what was set; returns what was
+    set before. Without it, training the same model twice on a GPU gave other weights (an
+    H200: embedding gradients are summed with atomics); cuBLAS needs its workspace fixed
+    before its first use in the process. Ops with no repeatable kernel only warn."""
+    import torch
+
+    before = torch.are_deterministic_algorithms_enabled()
+    if on:
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.use_deterministic_algorithms(on, warn_only=True)
+    return before
+
+
 def strict_blas() -> bool | None:
     """Whether torch's MKL runs in strict reproducibility mode (``MKL_CBWR=AUTO,STRICT``, set
     when kgp is imported): without it, a text's vector may differ in its last bits with the
