@@ -152,6 +152,36 @@ def test_two_stores_in_one_process_share_and_last_one_stops(data_dir: Path) -> N
     assert not Path(f"/proc/{pid}").exists(), "the stopped server was left a zombie"
 
 
+def test_a_server_left_to_another_process_is_reaped_when_that_one_stops_it(
+    data_dir: Path,
+) -> None:
+    first = open_store(data_dir)  # this process starts the server: it is its child
+    pid = server_pid(first)
+    code = (
+        "import sys; from pathlib import Path; from kgp.stores import FalkorStore\n"
+        "s = FalkorStore(data_dir=Path(sys.argv[1])).open()\n"
+        "print('joined', flush=True); sys.stdin.readline()\n"
+        "s.close()\n"
+    )
+    other = subprocess.Popen(
+        [sys.executable, "-c", code, str(data_dir)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert other.stdout is not None and other.stdin is not None
+    assert other.stdout.readline().strip() == "joined"
+    first.close()  # leaves the server to the other process
+    assert _pid_alive(pid)
+    other.stdin.write("\n")
+    other.stdin.flush()
+    assert other.wait(timeout=60) == 0
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists(), "the stopped server was left a zombie"
+
+
 def test_stale_pid_file_of_a_killed_server(data_dir: Path) -> None:
     store = open_store(data_dir)
     store.write_document(make_document("k.txt", 3))

