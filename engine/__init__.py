@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 # AVX-512 machines it did not without it: kgp.ingest.embedding). MKL reads this at its first
 # call, so it is set before anything imports torch (kgp.determinism.strict_blas checks it).
 os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
+# cuBLAS's fixed workspace, which torch's repeatable kernels need on a GPU (training:
+# kgp.determinism.repeatable_kernels); read at cuBLAS's first use in the process
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
 from kgp.errors import (
     ConfigurationError,

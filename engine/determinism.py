@@ -7,7 +7,10 @@ import ctypes
 import logging
 import os
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 logger = logging.getLogger(__name__)
 _STRICT = 0x10000  # MKL_CBWR_STRICT
@@ -27,18 +30,24 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def repeatable_cuda(on: bool) -> bool:
-    """Make torch's CUDA kernels repeatable (``on``) or put back what was set; returns what was
-    set before. Without it, training the same model twice on a GPU gave other weights (an
-    H200: embedding gradients are summed with atomics); cuBLAS needs its workspace fixed
-    before its first use in the process. Ops with no repeatable kernel only warn."""
+@contextmanager
+def repeatable_kernels(model: Any) -> Iterator[None]:
+    """While a model on a GPU is trained: torch's repeatable kernels (ops that have none only
+    warn), then what was set before, both switches. Without them, training the same model
+    twice on an H200 gave other weights. cuBLAS's part needs ``CUBLAS_WORKSPACE_CONFIG``
+    before its first use in the process: ``import kgp`` sets it. Nothing on a CPU."""
     import torch
 
+    on_gpu = any(p.device.type == "cuda" for p in model.parameters())
     before = torch.are_deterministic_algorithms_enabled()
-    if on:
-        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-    torch.use_deterministic_algorithms(on, warn_only=True)
-    return before
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    if on_gpu and not before:
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        if on_gpu and not before:
+            torch.use_deterministic_algorithms(before, warn_only=warn_only)
 
 
 def strict_blas() -> bool | None:

@@ -105,11 +105,14 @@ class Encoder:
         break differently. Texts are therefore batched only with texts of the same token length
         (no padding, and no time spent on it); texts shorter than SHORT_TOKENS tokens, whose
         last bits also depend on how many rows a batch has, always go in batches of exactly
-        SHORT_ROWS rows (filled up with copies). On a GPU every text's last bits depend on the
-        rows beside it (the kernels are chosen by the matrices' shapes: on an H200, 362 of 400
-        texts got another vector alone than in one call, by up to 1.6e-7), so there every
-        batch is filled up to its full size; so is every batch of a model that
-        sentence-transformers runs."""
+        SHORT_ROWS rows (filled up with copies). On a GPU a text's last bits depend on how many
+        rows its batch has, whatever its length (the kernels are chosen by the matrices'
+        shapes: on an H200, 362 of 400 texts got another vector alone than in one call, by up
+        to 1.6e-7), so there every batch is filled up to its full size with copies of its
+        texts (what the other rows hold does not matter, their number does). A model that
+        sentence-transformers runs (a Dense layer after the pooling, say) has the same flaw on
+        a CPU for a batch of one (a matrix-vector product), so its batches get at least
+        SHORT_ROWS rows."""
         with self._lock:
             return self._encode(texts)
 
@@ -119,11 +122,11 @@ class Encoder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         items = list(texts)
         out = np.empty((len(items), self.dimension), dtype=np.float32)
-        # a model sentence-transformers runs (a Dense layer after the pooling, say) gets other
-        # bits for a text alone, even on a CPU (a matrix-vector product for one row)
         on_gpu = str(getattr(self._model, "device", "cpu")) != "cpu"
-        fill = on_gpu or not isinstance(self._model, TransformerPipeline)
-        for batch, rows in batch_rows(self._token_lengths(items), self.batch_size, fill=fill):
+        least = self.batch_size if on_gpu else 0
+        if not isinstance(self._model, TransformerPipeline):
+            least = max(least, SHORT_ROWS)
+        for batch, rows in batch_rows(self._token_lengths(items), self.batch_size, least=least):
             vectors = self._model.encode(
                 [items[i] for i in rows],
                 batch_size=len(rows),
@@ -141,11 +144,11 @@ class Encoder:
 
 
 def batch_rows(
-    lengths: Sequence[int], batch_size: int, *, fill: bool = False
+    lengths: Sequence[int], batch_size: int, *, least: int = 0
 ) -> list[tuple[list[int], list[int]]]:
-    """Batches of texts of one token length (``lengths``: each text's): (the texts' indices,
-    the rows to encode, which repeat them to SHORT_ROWS for texts under SHORT_TOKENS tokens,
-    and to ``batch_size`` for any batch when ``fill``: on a GPU); pure."""
+    """Batches of at most ``batch_size`` texts of one token length (``lengths``: each
+    text's): (the texts' indices, the rows to encode, which repeat them to at least ``least``
+    rows; texts under SHORT_TOKENS tokens go in batches of exactly SHORT_ROWS rows); pure."""
     by_length: dict[int, list[int]] = {}
     for index, length in enumerate(lengths):
         by_length.setdefault(length, []).append(index)
@@ -154,7 +157,8 @@ def batch_rows(
         size = SHORT_ROWS if length < SHORT_TOKENS else batch_size
         for start in range(0, len(group), size):
             batch = group[start : start + size]
-            rows = (batch * size)[:size] if fill or length < SHORT_TOKENS else batch
+            target = SHORT_ROWS if length < SHORT_TOKENS else max(len(batch), least)
+            rows = batch if target == len(batch) else (batch * target)[:target]
             out.append((batch, rows))
     return out
 

@@ -59,7 +59,7 @@ def test_batches_hold_one_token_length_and_a_gpu_fills_every_batch() -> None:
         ([4], [4]),
         ([2], [2]),
     ]
-    assert batch_rows(lengths, 2, fill=True) == [
+    assert batch_rows(lengths, 2, least=2) == [  # a GPU: every batch its full size
         ([0], [0] * SHORT_ROWS),
         ([1, 3], [1, 3]),
         ([4], [4, 4]),
@@ -77,15 +77,17 @@ def test_a_model_sentence_transformers_runs_gives_a_text_one_vector_in_any_batch
         str(resolve_encoder("all-MiniLM-L6-v2")), device="cpu", local_files_only=True
     )
     torch.manual_seed(0)
-    SentenceTransformer(modules=[bundled[0], bundled[1], models.Dense(384, 64)]).save(
-        str(tmp_path / "dense")
-    )
+    dense = SentenceTransformer(modules=[bundled[0], bundled[1], models.Dense(384, 64)])
+    dense.half().save(str(tmp_path / "dense"))  # saved in float16, run in float32
     encoder = Encoder(model=str(tmp_path / "dense"), device="cpu").load()
     assert not isinstance(encoder._model, TransformerPipeline), "a Dense layer: the fallback"
-    together = encoder.encode(TEXTS * 3)
-    alone = np.stack([encoder.encode([text])[0] for text in TEXTS])
-    assert together.shape == (3 * len(TEXTS), 64) and together.dtype == np.float32
-    assert (together[: len(TEXTS)] == alone).all() and (together[-len(TEXTS) :] == alone).all()
+    assert next(encoder._model.parameters()).dtype == torch.float32
+    weeks = [f"Station {n} recorded {n * 7 % 31} mm of rain in week {n}." for n in range(90)]
+    texts = TEXTS + weeks  # batches of one to dozens of texts of one length
+    together = encoder.encode(texts)
+    alone = np.stack([encoder.encode([text])[0] for text in texts])
+    assert together.shape == (len(texts), 64) and together.dtype == np.float32
+    assert (together == alone).all()
 
 
 def test_on_a_gpu_a_vector_does_not_depend_on_its_batch() -> None:

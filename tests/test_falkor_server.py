@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -170,12 +171,18 @@ def test_a_server_left_to_another_process_is_reaped_when_that_one_stops_it(
         text=True,
     )
     assert other.stdout is not None and other.stdin is not None
-    assert other.stdout.readline().strip() == "joined"
-    first.close()  # leaves the server to the other process
-    assert _pid_alive(pid)
-    other.stdin.write("\n")
-    other.stdin.flush()
-    assert other.wait(timeout=60) == 0
+    try:
+        assert select.select([other.stdout], [], [], 60)[0], "the other process did not open"
+        assert other.stdout.readline().strip() == "joined"
+        first.close()  # leaves the server to the other process
+        assert _pid_alive(pid)
+        other.stdin.write("\n")
+        other.stdin.flush()
+        assert other.wait(timeout=60) == 0
+    finally:
+        first.close()
+        if other.poll() is None:
+            other.kill()
     deadline = time.monotonic() + 10
     while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -266,8 +266,9 @@ class EmbeddedServer:
     def _kill(self, pid: int, *, signal: int | None = 9) -> None:
         """Signal the server (SIGKILL by default; None when it was asked to shut down) and wait
         until it is gone (at most 30 s), then drop its pid file."""
-        if signal is not None and pid_alive(pid):
-            os.kill(pid, signal)
+        child = self._process if self._process is not None and self._process.pid == pid else None
+        if signal is not None and pid_alive(pid) and (child is None or child.returncode is None):
+            os.kill(pid, signal)  # (not a pid our ended child had: it may be another's now)
         deadline = time.monotonic() + 30
         while pid_alive(pid) and time.monotonic() < deadline:  # (a zombie counts as gone)
             time.sleep(0.02)

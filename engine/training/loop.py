@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgp.determinism import repeatable_kernels
 from kgp.errors import TrainingError
 from kgp.training.pairs import Pair
 
@@ -78,8 +79,9 @@ def optimise(
     progress: Progress,
 ) -> list[float]:
     """The training loop both models share: shuffled batches, AdamW with linear warm-up and
-    decay, progress every ten steps; the mean loss of each epoch. Running out of memory removes
-    the partial output and becomes one line suggesting a smaller batch."""
+    decay, progress every ten steps, repeatable kernels on a GPU; the mean loss of each epoch.
+    Running out of memory removes the partial output and becomes one line suggesting a smaller
+    batch."""
     import torch
 
     steps = config.epochs * math.ceil(len(train) / config.batch_size)
@@ -87,24 +89,25 @@ def optimise(
     scheduler = _schedule(optimizer, steps, config.warmup)
     step, means = 0, []
     try:
-        for epoch in range(config.epochs):
-            model.train()
-            losses = []
-            for batch in _batches(len(train), config.batch_size, rng):
-                loss = loss_of([train[i] for i in batch])
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                scheduler.step()
-                step += 1
-                losses.append(float(loss.detach()))
-                if step % 10 == 0 or step == steps:
-                    recent = losses[-10:]
-                    progress(
-                        f"epoch {epoch + 1}/{config.epochs} step {step}/{steps} "
-                        f"loss {sum(recent) / len(recent):.4f}"
-                    )
-            means.append(round(sum(losses) / max(len(losses), 1), 4))
+        with repeatable_kernels(model):
+            for epoch in range(config.epochs):
+                model.train()
+                losses = []
+                for batch in _batches(len(train), config.batch_size, rng):
+                    loss = loss_of([train[i] for i in batch])
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    scheduler.step()
+                    step += 1
+                    losses.append(float(loss.detach()))
+                    if step % 10 == 0 or step == steps:
+                        recent = losses[-10:]
+                        progress(
+                            f"epoch {epoch + 1}/{config.epochs} step {step}/{steps} "
+                            f"loss {sum(recent) / len(recent):.4f}"
+                        )
+                means.append(round(sum(losses) / max(len(losses), 1), 4))
     except (RuntimeError, MemoryError) as exc:
         shutil.rmtree(temp, ignore_errors=True)
         error = _out_of_memory(exc, config.batch_size)

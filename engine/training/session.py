@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgp.determinism import repeatable_cuda, seed_everything
+from kgp.determinism import seed_everything
 from kgp.errors import ConfigurationError
 from kgp.training.loop import TrainConfig
 from kgp.training.pairs import Pair, PairSet
@@ -56,8 +56,7 @@ def split_held_out(pairs: list[Pair], share: float, seed: int) -> tuple[list[Pai
 @dataclass
 class TrainingSession:
     """One fine-tuning run: where it writes (``temp``, moved to ``output`` by :meth:`finish`),
-    its device, its training and held-out pairs, and when it started. On a GPU its kernels are
-    made repeatable until :meth:`finish`."""
+    its device, its training and held-out pairs, and when it started."""
 
     output: Path
     temp: Path
@@ -65,7 +64,6 @@ class TrainingSession:
     train: list[Pair]
     held: list[Pair]
     started: float
-    repeatable_before: bool | None = None  # what :func:`repeatable_cuda` found, on a GPU
 
     @classmethod
     def start(
@@ -89,10 +87,7 @@ class TrainingSession:
         seed_everything(config.seed)
         where = resolve_device(device)
         train, held = split_held_out(pairs.pairs, held_out, config.seed)
-        session = cls(output, temp, where, train, held, started)
-        if where.startswith("cuda"):
-            session.repeatable_before = repeatable_cuda(True)
-        return session
+        return cls(output, temp, where, train, held, started)
 
     def report(
         self, kind: str, base: str, pairs: PairSet, data: Sequence[str], config: dict[str, Any]
@@ -115,8 +110,6 @@ class TrainingSession:
     def finish(self, report: TrainReport) -> TrainReport:
         """Once the model is saved in ``temp``: time and peak memory, the model card, and the
         output moved into place."""
-        if self.repeatable_before is not None:
-            repeatable_cuda(self.repeatable_before)
         report.seconds = round(time.perf_counter() - self.started, 1)
         report.peak_memory_mb = peak_memory_mb(self.device)
         write_card(self.temp, report)
