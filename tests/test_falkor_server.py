@@ -207,6 +207,30 @@ def test_stale_pid_file_of_a_killed_server(data_dir: Path) -> None:
         again.close()
 
 
+def test_a_pid_file_naming_another_program_is_stale_and_that_program_is_left_alone(
+    data_dir: Path,
+) -> None:
+    store = open_store(data_dir)
+    store.write_document(make_document("k.txt", 3))
+    store.close()
+    # the server died and its pid was given to another program of the same user
+    other = subprocess.Popen(["sleep", "120"])
+    try:
+        store.server.pid_file.write_text(f"{other.pid}\n", encoding="ascii")
+        started = time.monotonic()
+        again = open_store(data_dir)
+        try:
+            assert time.monotonic() - started < 20, "not waited for as a stuck server"
+            assert server_pid(again) != other.pid
+            assert [d.id for d in again.list_documents()] == ["k.txt"]
+        finally:
+            again.close()
+        assert other.poll() is None, "the other program was not signalled"
+    finally:
+        other.kill()
+        other.wait()
+
+
 def test_stale_user_files_do_not_keep_the_server(data_dir: Path) -> None:
     store = open_store(data_dir)
     (store.server.users_dir / "999999999-dead").write_text("")

@@ -150,11 +150,12 @@ class EmbeddedServer:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def server_pid(self) -> int | None:
-        """The running server's process id, from its pid file."""
+        """The running server's process id, from its pid file (None for another program's)."""
         try:
-            return int(self.pid_file.read_text(encoding="ascii").strip())
+            pid = int(self.pid_file.read_text(encoding="ascii").strip())
         except (OSError, ValueError):
             return None
+        return pid if pid_alive(pid, named=(self.socket_path, self.home / "redis.conf")) else None
 
     def _live_users(self) -> list[Path]:
         live = []
@@ -266,9 +267,8 @@ class EmbeddedServer:
     def _kill(self, pid: int, *, signal: int | None = 9) -> None:
         """Signal the server (SIGKILL by default; None when it was asked to shut down) and wait
         until it is gone (at most 30 s), then drop its pid file."""
-        child = self._process if self._process is not None and self._process.pid == pid else None
-        if signal is not None and pid_alive(pid) and (child is None or child.returncode is None):
-            os.kill(pid, signal)  # (not a pid our ended child had: it may be another's now)
+        if signal is not None and pid_alive(pid):
+            os.kill(pid, signal)
         deadline = time.monotonic() + 30
         while pid_alive(pid) and time.monotonic() < deadline:  # (a zombie counts as gone)
             time.sleep(0.02)

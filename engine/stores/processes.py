@@ -7,7 +7,18 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+
+def names_path(pid: int, *paths: Path) -> bool:
+    """Whether the command line of process ``pid`` holds one of ``paths`` (the embedded
+    server's title names its socket); True where /proc does not tell, False for no process."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return not Path("/proc/self").exists()
+    return any(os.fsencode(path) in command for path in paths)
 
 
 def cpu_ticks(pid: int) -> int | None:
@@ -38,18 +49,26 @@ def reap(pid: int, timeout: float = 5.0) -> None:
         time.sleep(0.01)
 
 
-def pid_alive(pid: int) -> bool:
+def pid_alive(pid: int, named: Sequence[Path] = ()) -> bool:
+    """Whether process ``pid`` lives (a zombie does not) and, given ``named``, was started
+    with one of those paths in its command line as this user's (the embedded server's title
+    names its socket; one that died may have left its number to another program). Where /proc
+    does not tell, living is enough."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    try:  # a zombie is dead for our purposes
+        return not named  # another user's: not a server this user started
+    try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().split(") ", 1)[1][:1] != "Z"
+            if stat.read().split(") ", 1)[1][:1] == "Z":
+                return False
+        with open(f"/proc/{pid}/cmdline", "rb") as line:
+            command = line.read()
     except (OSError, IndexError):
-        return True
+        return Path(f"/proc/{pid}").exists() or not Path("/proc/self").exists()
+    return not named or any(os.fsencode(path) in command for path in named)
 
 
 def rotate_log(log: Path, max_bytes: int) -> None:
