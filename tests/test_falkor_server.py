@@ -239,6 +239,23 @@ def test_stale_user_files_do_not_keep_the_server(data_dir: Path) -> None:
     assert not _pid_alive(pid)
 
 
+def test_a_user_file_whose_pid_went_to_another_process_does_not_keep_the_server(
+    data_dir: Path,
+) -> None:
+    from kgp.stores.processes import process_start
+
+    store = open_store(data_dir)
+    start = process_start(os.getpid())
+    if start is None:
+        pytest.skip("no /proc: a user's start time is not known here")
+    # a user killed with SIGKILL, whose pid is now this (living) test process's
+    (store.server.users_dir / f"{os.getpid()}-{start - 1}-0000dead").write_text("")
+    pid = server_pid(store)
+    store.close()
+    assert not _pid_alive(pid), "the server stopped with its last real user"
+    assert list(store.server.users_dir.iterdir()) == []
+
+
 def test_data_dir_with_spaces_and_long_path(tmp_path: Path) -> None:
     deep = tmp_path / ("a folder with spaces " * 6) / "kgp data"
     store = open_store(deep)

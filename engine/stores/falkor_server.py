@@ -16,7 +16,6 @@ import subprocess
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import redis
 from kgp.errors import KgpError, StoreUnavailableError
 from kgp.files import PRIVATE_DIR, PRIVATE_FILE, private_dir, write_private
+from kgp.stores import processes
 from kgp.stores.falkor_indexes import NOTICE_SECONDS
 from kgp.stores.falkor_log import AppendOnlyLog
 from kgp.stores.processes import cpu_ticks, log_tail, lost_server, pid_alive, reap, rotate_log
@@ -156,16 +156,6 @@ class EmbeddedServer:
         except (OSError, ValueError):
             return None
         return pid if pid_alive(pid, named=(self.socket_path, self.home / "redis.conf")) else None
-
-    def _live_users(self) -> list[Path]:
-        live = []
-        for entry in self.users_dir.iterdir():
-            pid = entry.name.split("-", 1)[0]
-            if pid.isdigit() and pid_alive(int(pid)):
-                live.append(entry)
-            else:
-                entry.unlink(missing_ok=True)
-        return live
 
     # -- server ------------------------------------------------------------------------------
 
@@ -340,7 +330,7 @@ class EmbeddedServer:
                 self.pid_file.unlink(missing_ok=True)
                 self._launch()
                 self.launched = True
-            user = self.users_dir / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+            user = self.users_dir / processes.user_name()
             write_private(user, "", encoding="ascii")
             self._user = user
 
@@ -369,7 +359,7 @@ class EmbeddedServer:
         with self.locked():
             self._user.unlink(missing_ok=True)
             self._user = None
-            if self._live_users():
+            if processes.live_users(self.users_dir):
                 return
             pid = self.server_pid()
             if pid is None or not pid_alive(pid):

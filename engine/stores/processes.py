@@ -1,6 +1,8 @@
 """What the embedded server's keeper asks the operating system about a process: whether it is
-alive (a zombie is not) and how much CPU time it has used (Linux /proc; None elsewhere); and the
-process's log file, kept small and read for its last message, which says why it went away."""
+alive (a zombie is not) and the one it is taken for (pids are reused: its command line, its start
+time), how much CPU time it has used (Linux /proc; None elsewhere); the files that mark the
+server's users; and the server's log file, kept small and read for its last message, which says
+why it went away."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from uuid import uuid4
 
 
 def names_path(pid: int, *paths: Path) -> bool:
@@ -19,6 +22,41 @@ def names_path(pid: int, *paths: Path) -> bool:
     except OSError:
         return not Path("/proc/self").exists()
     return any(os.fsencode(path) in command for path in paths)
+
+
+def process_start(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks after boot: /proc's stat, field 22), which
+    with the pid names one process for good (pids are reused); None where /proc does not tell."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return int(stat.read().split(") ", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def user_name() -> str:
+    """The name of a file marking this process as a user of the embedded server: its pid, its
+    start time where /proc tells, and a random part (one per store)."""
+    start = process_start(os.getpid())
+    return "-".join(
+        [str(os.getpid()), *([str(start)] if start is not None else []), uuid4().hex[:8]]
+    )
+
+
+def live_users(users_dir: Path) -> list[Path]:
+    """The user files (:func:`user_name`) of processes still running; the others are removed.
+    A file that records a start time counts only for the process that started then: a user
+    killed with SIGKILL may have left its pid to another program."""
+    live = []
+    for entry in users_dir.iterdir():
+        fields = entry.name.split("-")
+        start = int(fields[1]) if len(fields) == 3 and fields[1].isdigit() else None
+        pid = int(fields[0]) if fields[0].isdigit() else 0
+        if pid and pid_alive(pid) and (start is None or process_start(pid) in (start, None)):
+            live.append(entry)
+        else:
+            entry.unlink(missing_ok=True)
+    return live
 
 
 def cpu_ticks(pid: int) -> int | None:
