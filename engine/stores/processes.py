@@ -14,16 +14,6 @@ from pathlib import Path
 from uuid import uuid4
 
 
-def names_path(pid: int, *paths: Path) -> bool:
-    """Whether the command line of process ``pid`` holds one of ``paths`` (the embedded
-    server's title names its socket); True where /proc does not tell, False for no process."""
-    try:
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return not Path("/proc/self").exists()
-    return any(os.fsencode(path) in command for path in paths)
-
-
 def process_start(pid: int) -> int | None:
     """When process ``pid`` started (clock ticks after boot: /proc's stat, field 22), which
     with the pid names one process for good (pids are reused); None where /proc does not tell."""
