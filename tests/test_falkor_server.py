@@ -524,6 +524,38 @@ def test_a_server_that_holds_a_query_without_working_is_stopped_and_started_agai
         store.close()
 
 
+def test_a_crashed_server_is_reported_with_its_cause_and_the_graph_opens_again(
+    data_dir: Path,
+) -> None:
+    """A server that crashes (a FalkorDB 4.16 bug, stood in for by SIGSEGV) writes a report that
+    ends its log with a footer: the error names the cause and where the report is, in one line,
+    rather than the footer's last words; the next open starts it again with every answered
+    write."""
+    store = FalkorStore(data_dir=data_dir).open()
+    try:
+        store.ensure_schema(DIM)
+        store.write_document(make_document("kept.txt", 5, seed=1))
+        before = store.dump()
+        pid = store.server.server_pid()
+        assert pid is not None
+        os.kill(pid, signal.SIGSEGV)
+        deadline = time.monotonic() + 30
+        while _pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with pytest.raises(StoreUnavailableError) as raised:
+            store.write_document(make_document("late.txt", 3, seed=2))
+        message = str(raised.value)
+        assert "crashed by signal: 11" in message and str(store.server.log_file) in message
+        assert "\n" not in message and "check-system" not in message
+    finally:
+        store.close()
+    again = FalkorStore(data_dir=data_dir).open()
+    try:
+        assert again.dump() == before
+    finally:
+        again.close()
+
+
 def test_the_schema_is_made_after_a_stuck_server_is_started_again(data_dir: Path) -> None:
     """A new graph's first index is where FalkorDB 4.16 deadlocked once under load: the stuck
     write's server is stopped and started again, and the schema, which checks what exists before

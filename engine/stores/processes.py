@@ -7,6 +7,7 @@ why it went away."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from collections.abc import Sequence
@@ -109,8 +110,23 @@ def rotate_log(log: Path, max_bytes: int) -> None:
         pass
 
 
+# a stamped line: "pid:role date time level message"
+_STAMPED = re.compile(r"^\d+:[A-Z] \d{1,2} \w{3} \d{4} [\d:.]+ [#*.-] ")
+CRASH_END = "REDIS BUG REPORT END"
+CRASH_CAUSES = ("crashed by signal", "ASSERTION FAILED", "Guru Meditation")
+
+
+def _message(line: str) -> str:
+    for marker in (" # ", " * ", " - "):
+        if marker in line:
+            return line.split(marker, 1)[1]
+    return line
+
+
 def log_tail(log: Path) -> str:
-    """The last message of a redis log ("pid:role date time <level> message")."""
+    """The last message of a redis log ("pid:role date time <level> message"); after a crash,
+    whose report ends the log (a footer without time stamps), the report's cause ("crashed by
+    signal: 11", an assertion) and where the report is."""
     try:
         lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -118,11 +134,12 @@ def log_tail(log: Path) -> str:
     useful = [line for line in lines if line.strip()]
     if not useful:
         return "no log written"
-    last = useful[-1]
-    for marker in (" # ", " * ", " - "):
-        if marker in last:
-            return last.split(marker, 1)[1]
-    return last
+    ends = [n for n, line in enumerate(useful) if CRASH_END in line]
+    if ends and not any(_STAMPED.match(line) for line in useful[ends[-1] :]):
+        causes = [line for line in useful[: ends[-1]] if any(c in line for c in CRASH_CAUSES)]
+        cause = _message(causes[-1]).strip() if causes else "a crash"
+        return f"it crashed: {cause}; its crash report is at the end of {log}"
+    return _message(useful[-1])
 
 
 FULL_BYTES = 16 * 1024 * 1024  # a disk with less free is full for a write that failed
@@ -144,4 +161,7 @@ def lost_server(home: Path, log: Path, exc: Exception) -> str:
             f"the FalkorDB server in {home} could not append a write to its log and stopped "
             f"({last}); no part of the write was kept; check the disk, then run the sync again"
         )
-    return f"lost the FalkorDB server in {home}: {exc} (its log: {last})"
+    return (
+        f"lost the FalkorDB server in {home}: {exc} (its log: {last}); every write it "
+        "answered is kept whole in its log, and the next open (any kgp command) starts it again"
+    )
