@@ -266,6 +266,21 @@ def test_rebuild_clears_orphans_and_keeps_every_index(fresh_store: GraphStore) -
     assert store.fetch_nodes([passage_id("r.txt", 3)])
 
 
+def test_rebuild_after_a_first_sync_stopped_with_its_index_set_aside(
+    fresh_store: GraphStore,
+) -> None:
+    """A first sync into an empty graph sets the vector index aside (built once at its end);
+    stopped before then, the graph has passages and no vector index: a rebuild builds it rather
+    than failing to drop it (found by tests/test_sync_properties.py)."""
+    store = fresh_store
+    store.defer_vector_index()
+    store.write_document(make_document("s.txt", 6, seed=11, tables=0))
+    store.rebuild_vector_index()
+    assert store.vector_dimension() == DIM and store.orphaned_vectors() == 0
+    for pid, vector in own_vectors(store, "s.txt", 6).items():
+        assert store.vector_search(vector, 1)[0].id == pid
+
+
 def test_clear_leaves_an_index_without_orphans(fresh_store: GraphStore) -> None:
     store = fresh_store
     store.write_document(make_document("x.txt", 12, seed=8, tables=0))

@@ -311,13 +311,17 @@ class FalkorStore(GraphStore):
         """Drop the vector index and build it again from the passages: FalkorDB 4.16 never
         removes a vector from it (the vector of a deleted passage, or the old one of a passage
         written again, stays as an orphan that takes a place in every nearby answer; FalkorDB
-        issue #2179). Waits until the new index is complete."""
-        if self.dimension is None:
-            indexed = self.vector_dimension()
-            if indexed is None:
-                return
-            self.dimension = indexed
-        self._recreate_vector_index(self.dimension)
+        issue #2179). Waits until the new index is complete. A graph without one (a first
+        sync stopped while it was set aside: defer_vector_index) gets it built."""
+        indexed = self.vector_dimension()
+        dimension = self.dimension or indexed
+        if dimension is None:
+            return  # no schema yet
+        self.dimension = dimension
+        params = self.vector_options(dimension)  # (a read: first)
+        if indexed is not None:
+            self.run("drop_passage_vector", write=True)
+        self.run("index_passage_vector", params, write=True)
         self._wait_for_indexes()
 
     def clear(self) -> None:
