@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from hypothesis import settings as hypothesis_settings
 from kgp.client import KnowledgeGraph
 from kgp.ingest.embedding import Encoder
 from kgp.stores import FalkorStore, GraphStore, Neo4jStore
+from kgp.stores.processes import CRASH_END
 
 from tests.graphs import DIM
 
@@ -105,3 +107,34 @@ def kg(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterator[K
         graph._encoder = encoder
         graph.sync(EXAMPLES)
         yield graph
+
+
+# -- a FalkorDB crash in a failed test ------------------------------------------------------------
+CRASHED = re.compile(r"its crash report is at the end of (.+?server\.log)")
+CRASH_SECTIONS = ("STACK TRACE", "CLIENT LIST OUTPUT", "MODULES INFO OUTPUT")  # and the cause
+
+
+def crash_excerpt(log: Path) -> str:
+    """Of the last crash report in a server log: its cause, every thread's stack, the clients
+    and the queries FalkorDB was running (the rest is memory and registers)."""
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    start = max(n for n, line in enumerate(lines) if "BUG REPORT START" in line)
+    kept: list[str] = []
+    keep = True
+    for line in lines[start:]:
+        if line.startswith("------ ") or CRASH_END in line:
+            keep = any(line.startswith(f"------ {name}") for name in CRASH_SECTIONS)
+        if keep:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A test failed by a crashed FalkorDB server shows the crash (CI keeps no temp files)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.excinfo is not None:
+        for log in dict.fromkeys(CRASHED.findall(str(report.longreprtext))):
+            if Path(log).is_file():
+                report.sections.append((f"FalkorDB crash report ({log})", crash_excerpt(Path(log))))
