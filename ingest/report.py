@@ -26,6 +26,7 @@ class SyncReport:
     linked: int = 0  # older passages that took a new document's passage as a neighbour
     refilled: int = 0  # passages whose neighbours were recomputed after a removal
     recovered: int = 0  # documents an interrupted sync had written but not linked
+    restarts: list[str] = field(default_factory=list)  # the store's server started again
     seconds: float = 0.0
 
     @property

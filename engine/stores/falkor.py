@@ -240,20 +240,18 @@ class FalkorStore(GraphStore):
                     result = self.graph.query(text) if write else self.graph.ro_query(text)
                 break
             except (redis.ConnectionError, redis.TimeoutError) as exc:
-                if not self._watch.killed_now():
+                if self._watch.killed_now():
+                    lost, crashed = self._watch.stopped(self.describe(), write=write), False
+                elif self.server.crashed_now():  # (read before the start rotates its log)
+                    lost, crashed = self.server.lost(exc), True
+                else:
                     raise StoreUnavailableError(self.server.lost(exc)) from None
-                what = "a write" if write else "a query"
-                stuck = (
-                    f"{self.describe()}: the server held {what} unanswered without working for "
-                    f"{self._watch.seconds:.0f} s (stuck: FalkorDB 4.16 deadlocks at times) and "
-                    "was stopped"
-                )
                 if self.server.holding:  # the restart takes the lock this process holds
-                    raise StoreUnavailableError(f"{stuck}; the next open starts it again") from None
-                self._reload()
+                    raise StoreUnavailableError(f"{lost}; the next open starts it again") from None
+                self._reload(crashed=crashed)
                 if write or attempt == 2:  # a read is asked again, once
                     raise StoreRestartedError(
-                        f"{stuck}, then started again from its log, which holds every write it "
+                        f"{lost}; it was started again from its log, which holds every write it "
                         "acknowledged; run the command again"
                     ) from None
             except redis.ResponseError as exc:
@@ -296,12 +294,13 @@ class FalkorStore(GraphStore):
         wait_for_indexes(polls.waited, what=what, stall=stall, notice=self.on_wait, busy=busy)
         self._vectors_ready = vectors or "Passage" not in polls.every()
 
-    def _reload(self) -> None:
+    def _reload(self, *, crashed: bool = False) -> None:
         """Reload the graph from the append-only file, which never holds a failed query: after a
-        failed write (its rollback is not trusted) or a stuck server's stop (server.reload)."""
+        failed write (its rollback is not trusted) or a stuck server's stop (server.reload), or
+        start it again after a crash (server.revive: FalkorDB 4.16 crashes at times)."""
         if self._db is not None:
             self._db.connection.close()
-        self.server.reload()
+        self.server.revive() if crashed else self.server.reload()
         self._connect()
 
     def _fulltext_query(self, terms: Sequence[str]) -> str:
@@ -329,11 +328,6 @@ class FalkorStore(GraphStore):
         in it just became an orphan."""
         super().clear()
         self.rebuild_vector_index()
-
-    def _recreate_vector_index(self, dimension: int) -> None:
-        params = self.vector_options(dimension)  # (a read: first)
-        self.run("drop_passage_vector", write=True)
-        self.run("index_passage_vector", params, write=True)
 
     def heal_vector_index(self) -> bool:
         """Rebuild the vector index when orphaned vectors have piled up (past a fifth of its
@@ -396,7 +390,7 @@ class FalkorStore(GraphStore):
             self.run("index_passage_vector", self.vector_options(dimension), write=True)
             created = True
         elif added_to_passages and self.vector_index_bound():
-            self._recreate_vector_index(dimension)
+            self.rebuild_vector_index()
         self._wait_for_indexes()
         if created:
             self._seal_indexes()

