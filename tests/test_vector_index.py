@@ -333,7 +333,7 @@ def killed_after_writes(
     store = FalkorStore(data_dir=data_dir).open()
     store.ensure_schema(DIM)
     if index_in_log:
-        store._recreate_vector_index(DIM)
+        store.rebuild_vector_index()
     for i in range(documents):  # never compacted into a snapshot
         store.write_document(make_document(f"w{i}.txt", 20, seed=i, tables=0))
     vectors = own_vectors(store, "w7.txt", 20)
