@@ -13,7 +13,7 @@ from hypothesis import settings as hypothesis_settings
 from kgp.client import KnowledgeGraph
 from kgp.ingest.embedding import Encoder
 from kgp.stores import FalkorStore, GraphStore, Neo4jStore
-from kgp.stores.processes import CRASH_END
+from kgp.stores.processes import CRASH_END, REPORT_AT
 
 from tests.graphs import DIM
 
@@ -110,7 +110,7 @@ def kg(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterator[K
 
 
 # -- a FalkorDB crash in a failed test ------------------------------------------------------------
-CRASHED = re.compile(r"its crash report is at the end of (.+?server\.log)")
+CRASHED = re.compile(re.escape(REPORT_AT) + r" (.+?server\.log)")
 CRASH_SECTIONS = ("STACK TRACE", "CLIENT LIST OUTPUT", "MODULES INFO OUTPUT")  # and the cause
 
 

@@ -88,7 +88,7 @@ class Faulty:
         def run(name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False):  # type: ignore[no-untyped-def]
             if write:
                 if self.left == 0:
-                    raise Interrupted(f"killed before {name}")
+                    self.fault(name)
                 self.left -= 1
             return self.original(name, parameters, write=write)
 
@@ -97,26 +97,20 @@ class Faulty:
     def __exit__(self, *exc: object) -> None:
         self.store.run = self.original  # type: ignore[method-assign]
 
+    def fault(self, name: str) -> None:
+        raise Interrupted(f"killed before {name}")
+
 
 CRASHES = int(os.environ.get("KGP_TEST_SYNC_CRASHES", "12"))  # server crashes a run
 
 
 class Crashing(Faulty):
-    """Crashes the server (SIGSEGV, as a FalkorDB bug would) before the n-th write: the store
-    starts it again from its log and the sync goes again (once)."""
+    """Crashes the server (SIGSEGV, as a FalkorDB bug would) before the n-th write, which then
+    goes to it: the store starts it again from its log and the sync goes again (once)."""
 
-    def __enter__(self) -> None:
-        store = self.store
-        assert isinstance(store, FalkorStore)
-
-        def run(name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False):  # type: ignore[no-untyped-def]
-            if write:
-                if self.left == 0:
-                    crash(store)
-                self.left -= 1
-            return self.original(name, parameters, write=write)
-
-        self.store.run = run  # type: ignore[method-assign]
+    def fault(self, name: str) -> None:
+        assert isinstance(self.store, FalkorStore)
+        crash(self.store)
 
 
 class Server:

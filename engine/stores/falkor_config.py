@@ -50,7 +50,10 @@ def server_config(home: Path, socket: Path, log: Path, module: Path) -> str:
             "daemonize no",
             f"logfile {quote(log)}",
             "loglevel warning",  # starts, stops and problems, not every client
-            "crash-memcheck-enabled no",  # a crash report without a test of all memory
+            # a crash report without a test of all memory: a 2.8 GB server (the 795k graph)
+            # took 11.4-12.3 s from SIGSEGV to exit with it, 0.2-0.3 s without
+            # (python -m tests.bench.crash_bench --data-dir DIR)
+            "crash-memcheck-enabled no",
             # one query thread: FalkorDB 4.16's vector-index procedure is not safe to run
             # concurrently (concurrent queryNodes calls return each other's rows: measured
             # in tests/test_concurrency.py), and the server is shared by every process

@@ -220,7 +220,10 @@ class EmbeddedServer:
         self.pid_file.unlink(missing_ok=True)
 
     def _launch(self) -> None:
-        """Start a server; one that is stuck at start is killed and started once more."""
+        """Start a server where none runs (the last one's handle and pid file dropped); one that
+        is stuck at start is killed and started once more."""
+        self._reap_if_child()
+        self.pid_file.unlink(missing_ok=True)
         try:
             self._launch_once()
         except _ServerStalled as exc:
@@ -281,8 +284,6 @@ class EmbeddedServer:
                 if isinstance(exc, _ServerStalled) and pid is not None:  # no one can use it
                     logger.warning("%s; starting it again", exc)
                     self._kill(pid)
-                self._reap_if_child()
-                self.pid_file.unlink(missing_ok=True)
                 self._launch()
                 self.launched = True
             self.serving = self.server_pid()
@@ -301,8 +302,6 @@ class EmbeddedServer:
             pid = self.server_pid()
             if pid is not None:
                 self._kill(pid)
-            self._reap_if_child()
-            self.pid_file.unlink(missing_ok=True)
             self._launch()
 
     def crashed_now(self) -> bool:
@@ -318,12 +317,14 @@ class EmbeddedServer:
         """Start a server that crashed again from its append-only file (which holds every write
         it answered), unless another of its users did first."""
         with self.locked():
-            if self.server_pid() is not None:
-                self.serving = self.server_pid()
+            self.serving = self.server_pid()
+            if self.serving is not None:
                 return  # started again by another user
-            logger.warning("%s; starting it again from its log", self.lost(ConnectionError()))
-            self._reap_if_child()
-            self.pid_file.unlink(missing_ok=True)
+            logger.warning(
+                "the FalkorDB server in %s: %s; starting it again from its log",
+                self.home,
+                log_tail(self.log_file),
+            )
             self._launch()
 
     def stop(self, before_shutdown: Callable[[], bool] | None = None) -> None:

@@ -114,6 +114,7 @@ def rotate_log(log: Path, max_bytes: int) -> None:
 _STAMPED = re.compile(r"^\d+:[A-Z] \d{1,2} \w{3} \d{4} [\d:.]+ [#*.-] ")
 CRASH_END = "REDIS BUG REPORT END"
 CRASH_CAUSES = ("crashed by signal", "ASSERTION FAILED", "Guru Meditation")
+REPORT_AT = "its crash report is at the end of"  # (then the log's path, in an error)
 
 
 def _message(line: str) -> str:
@@ -154,7 +155,7 @@ def log_tail(log: Path) -> str:
         return "no log written"
     cause = crash_cause(useful)
     if cause is not None:
-        return f"it crashed: {cause}; its crash report is at the end of {log}"
+        return f"it crashed: {cause}; {REPORT_AT} {log}"
     return _message(useful[-1])
 
 
