@@ -97,10 +97,14 @@ class StallWatch:
                     pid,
                     now - oldest,
                 )
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    continue
+                # said before the kill: the query's thread asks as soon as its socket closes,
+                # which may be before this thread runs again on a loaded machine
                 with self._lock:
                     self.killed = pid
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:  # it ended by itself: the watch stopped nothing
+                    with self._lock:
+                        self.killed = None
+                    continue
                 ticks, changed = None, now
