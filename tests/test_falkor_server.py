@@ -22,6 +22,7 @@ from kgp.errors import KgpError, StoreError, StoreRestartedError, StoreUnavailab
 from kgp.settings import load_settings
 from kgp.stores import FalkorStore, store_from_settings
 from kgp.stores.model import passage_id
+from kgp.stores.processes import CRASH_END
 from kgp.stores.processes import pid_alive as _pid_alive
 from kgp.stores.rows import documents_rows
 
@@ -594,6 +595,38 @@ def test_a_killed_server_is_not_started_again_behind_its_users_back(data_dir: Pa
             store.list_documents()
         assert not isinstance(raised.value, StoreRestartedError)
         assert store.server.server_pid() is None
+    finally:
+        store.close()
+
+
+def test_a_server_started_again_after_a_crash_then_killed_is_not_started_again(
+    data_dir: Path,
+) -> None:
+    """A server started again after a crash may write nothing at its start (redis at ``loglevel
+    warning`` on a machine that needs no warning), which left its log ending with the crash
+    report: its being killed later read as another crash, and it was started again behind its
+    users' backs. kgp's own line at each start ends the report."""
+    store = FalkorStore(data_dir=data_dir).open()
+    try:
+        store.ensure_schema(DIM)
+        crash(store)
+        store.list_documents()  # answered by a new server
+        pid = store.server.server_pid()
+        assert pid is not None
+        log = store.server.log_file
+        lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+        end = max(n for n, line in enumerate(lines) if CRASH_END in line)
+        # as on such a machine: the new server's own lines gone, kgp's kept
+        log.write_text("".join(lines[: end + 1] + [x for x in lines[end + 1 :] if "kgp" in x]))
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while _pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with pytest.raises(StoreUnavailableError, match="lost the FalkorDB server") as raised:
+            store.list_documents()
+        assert not isinstance(raised.value, StoreRestartedError)
+        assert store.server.server_pid() is None
+        assert "no log written" in str(raised.value)  # nothing of the old server's log
     finally:
         store.close()
 

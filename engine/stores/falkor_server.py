@@ -237,6 +237,7 @@ class EmbeddedServer:
         text = server_config(self.home, self.socket_path, self.log_file, module)
         config = write_private(self.home / "redis.conf", text)
         rotate_log(self.log_file, LOG_MAX_BYTES)
+        processes.note_start(self.log_file)
         try:
             process = subprocess.Popen(
                 [str(server), str(config)],

@@ -115,6 +115,7 @@ _STAMPED = re.compile(r"^\d+:[A-Z] \d{1,2} \w{3} \d{4} [\d:.]+ [#*.-] ")
 CRASH_END = "REDIS BUG REPORT END"
 CRASH_CAUSES = ("crashed by signal", "ASSERTION FAILED", "Guru Meditation")
 REPORT_AT = "its crash report is at the end of"  # (then the log's path, in an error)
+STARTING = "kgp: starting the server"  # kgp's own line before each start (see note_start)
 
 
 def _message(line: str) -> str:
@@ -132,11 +133,23 @@ def _log_lines(log: Path) -> list[str]:
     return [line for line in lines if line.strip()]
 
 
+def note_start(log: Path) -> None:
+    """Say in a redis log that a server is being started: a server started again after a crash
+    may write nothing at its start (redis at ``loglevel warning`` on a machine that needs no
+    warning), and its log would still end with the old crash report, so that the server's being
+    killed later would read as another crash and start it again behind its users' backs."""
+    stamp = time.strftime("%d %b %Y %H:%M:%S")
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write(f"{STARTING} ({stamp})\n")
+
+
 def crash_cause(lines: list[str]) -> str | None:
     """The cause of a crash ("crashed by signal: 11", an assertion) when its report ends a
-    redis log (a footer without time stamps follows it); None when the log ends otherwise."""
+    redis log (a footer without time stamps follows it); None when the log ends otherwise,
+    kgp's line before a start included (:func:`note_start`)."""
     ends = [n for n, line in enumerate(lines) if CRASH_END in line]
-    if not ends or any(_STAMPED.match(line) for line in lines[ends[-1] :]):
+    after = lines[ends[-1] :] if ends else []
+    if not ends or any(_STAMPED.match(line) or line.startswith(STARTING) for line in after):
         return None
     causes = [line for line in lines[: ends[-1]] if any(c in line for c in CRASH_CAUSES)]
     return _message(causes[-1]).strip() if causes else "a crash"
@@ -151,12 +164,14 @@ def log_tail(log: Path) -> str:
     """The last message of a redis log ("pid:role date time <level> message"); after a crash,
     the report's cause and where the report is."""
     useful = _log_lines(log)
-    if not useful:
-        return "no log written"
     cause = crash_cause(useful)
     if cause is not None:
         return f"it crashed: {cause}; {REPORT_AT} {log}"
-    return _message(useful[-1])
+    starts = [n for n, line in enumerate(useful) if line.startswith(STARTING)]
+    since = useful[starts[-1] + 1 :] if starts else useful  # the last server's own lines
+    if not since:
+        return "no log written"
+    return _message(since[-1])
 
 
 FULL_BYTES = 16 * 1024 * 1024  # a disk with less free is full for a write that failed
