@@ -139,8 +139,11 @@ def note_start(log: Path) -> None:
     warning), and its log would still end with the old crash report, so that the server's being
     killed later would read as another crash and start it again behind its users' backs."""
     stamp = time.strftime("%d %b %Y %H:%M:%S")
-    with open(log, "a", encoding="utf-8") as handle:
-        handle.write(f"{STARTING} ({stamp})\n")
+    handle = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # owner-only, as redis's
+    try:
+        os.write(handle, f"{STARTING} ({stamp})\n".encode())
+    finally:
+        os.close(handle)
 
 
 def crash_cause(lines: list[str]) -> str | None:
