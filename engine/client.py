@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kgp.access import Caller
@@ -13,14 +11,13 @@ from kgp.closing import Closing
 from kgp.errors import (
     AccessDeniedError,
     ConfigurationError,
-    DocumentError,
-    RemovalRefusedError,
 )
 from kgp.locks import ReadWriteLock
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore, store_from_settings
 from kgp.stores.model import DocumentSummary, GraphCounts
 from kgp.stores.tracer import QueryEvent, Tracer, summarise
+from kgp.writing import GraphWriting
 
 if TYPE_CHECKING:  # the modules below load when a method needs them (a light import kgp)
     from kgp.agents.context import RetrievalConfig
@@ -28,15 +25,12 @@ if TYPE_CHECKING:  # the modules below load when a method needs them (a light im
     from kgp.agents.results import Retrieval
     from kgp.agents.retriever import Retriever
     from kgp.ingest.embedding import Encoder
-    from kgp.ingest.report import Progress, SyncReport
-    from kgp.ingest.sources import Candidate
-    from kgp.ingest.sync import Syncer
 
 # the tracer's event, its type and its display helper, for callers of ``open(tracer=)``
 __all__ = ["KnowledgeGraph", "QueryEvent", "Tracer", "open", "summarise"]
 
 
-class KnowledgeGraph(Closing):
+class KnowledgeGraph(GraphWriting, Closing):
     """A knowledge graph in the configured store. Use as a context manager."""
 
     def __init__(
@@ -53,6 +47,7 @@ class KnowledgeGraph(Closing):
         # questions read together, a write waits for them and runs alone: every question sees
         # each document whole, before or after a write
         self._rw = ReadWriteLock()
+        self._init_writing()  # (sync, add and remove: kgp.writing)
 
     @property
     def encoder(self) -> Encoder:
@@ -89,165 +84,6 @@ class KnowledgeGraph(Closing):
                 f"{caller}; run it with the admin view (KGP_GROUPS=* or --groups '*') or "
                 "without KGP_GROUPS"
             )
-
-    def syncer(self, on_progress: Callable[[Progress], None] | None = None) -> Syncer:
-        from kgp.ingest.sync import Syncer
-
-        self._check_writer("a sync")
-        return Syncer(
-            store=self.store,
-            settings=self.settings,
-            encoder=self.encoder,
-            on_progress=on_progress,
-            guard=self._writing,
-        )
-
-    @contextmanager
-    def _writing(self) -> Iterator[None]:
-        """One write of a sync: questions in flight finish first, none starts meanwhile, and
-        caches are forgotten before they resume, so each sees a document whole, before or after
-        (parsing and embedding run outside, while questions go on)."""
-        with self._rw.writing():
-            try:
-                yield
-            finally:
-                self._changed()
-
-    def sync(
-        self,
-        folder: str | Path,
-        *,
-        on_progress: Callable[[Progress], None] | None = None,
-        allow_removal: bool = False,
-    ) -> SyncReport:
-        """Make the graph equal to the folder: add new files, replace changed ones, remove
-        deleted ones. Files that cannot be read are listed in the report's ``skipped``. A sync
-        that would remove every document, or more than ``max_removal_share`` of 10 or more,
-        raises :class:`~kgp.errors.RemovalRefusedError` and changes nothing, unless
-        ``allow_removal``."""
-        try:
-            report = self.syncer(on_progress).sync_folder(Path(folder), allow_removal=allow_removal)
-        except RemovalRefusedError:
-            raise  # refused before anything was written
-        except BaseException:
-            self._changed()  # a part may have been written
-            raise
-        if report.wrote:  # a watched folder syncs every few seconds: keep caches if it did not
-            self._changed()
-        return report
-
-    def watch(
-        self,
-        folder: str | Path,
-        on_report: Callable[[SyncReport | RemovalRefusedError], None],
-        *,
-        changes: Iterable[object] | None = None,
-        allow_removal: bool = False,
-        stop: threading.Event | None = None,
-    ) -> None:
-        """Keep the graph equal to ``folder``: sync after each burst of file changes (debounced) and
-        every few seconds, for a missed event (an unchanged folder is only hashed). ``on_report``
-        gets each sync that moved something and each refusal for removing too much (the folder may
-        come back: watching goes on). Returns when ``stop`` is set or ``changes`` (default: the
-        folder's file events) ends; a signal's exception raises ``KeyboardInterrupt``."""
-        if changes is None:
-            from watchfiles import watch as file_events
-
-            changes = file_events(
-                folder,
-                debounce=1500,
-                step=200,
-                rust_timeout=5000,
-                yield_on_timeout=True,
-                raise_interrupt=True,  # else watchfiles ends the watch as if stopped
-                stop_event=stop,
-            )
-        for batch in changes:
-            try:
-                report = self.sync(folder, allow_removal=allow_removal)
-            except RemovalRefusedError as refused:
-                on_report(refused)
-                continue
-            if batch or report.added or report.changed or report.removed:
-                on_report(report)
-            if stop is not None and stop.is_set():
-                return
-
-    def sync_corpus(
-        self, path: str | Path, *, prefix: str | None = None, allow_removal: bool = False
-    ) -> SyncReport:
-        """Load a ``[{title, text}]`` JSON corpus, one passage per entry (the same removal
-        guard as :meth:`sync`)."""
-        from kgp.ingest.sources import corpus_settings
-        from kgp.ingest.sync import Syncer
-
-        self._check_writer("a sync")
-        settings = corpus_settings(self.settings)
-        syncer = Syncer(
-            store=self.store, settings=settings, encoder=self.encoder, guard=self._writing
-        )
-        try:
-            return syncer.sync_corpus(Path(path), prefix=prefix, allow_removal=allow_removal)
-        finally:
-            self._changed()
-
-    def add(
-        self,
-        path: str | Path,
-        *,
-        root: str | Path | None = None,
-        groups: Iterable[str] | None = None,
-    ) -> SyncReport:
-        """Add or replace one file; its id is its path relative to ``root`` (default: its
-        folder, so the id is the file name). ``groups`` says who may read it (default: what
-        the access files under ``root`` say, else ``KGP_DEFAULT_GROUPS``); a file whose content
-        is unchanged gets the new groups without being embedded again."""
-        from kgp.ingest.readers import supported_suffixes
-        from kgp.ingest.report import SyncReport
-
-        file = Path(path)
-        base = Path(root) if root is not None else file.parent
-        if not file.is_file():
-            raise DocumentError(f"{file}: no such file")
-        syncer = self.syncer()
-        report = SyncReport()
-        found = syncer.candidates([file], base, report, groups=groups)
-        if not found:
-            reason = (
-                report.skipped[0].reason
-                if report.skipped
-                else f"unsupported format; kgp reads {', '.join(supported_suffixes())}"
-            )
-            raise DocumentError(f"{file}: {reason}")
-        return self._sync_found(syncer, found, report)
-
-    def add_files(
-        self, paths: Iterable[str | Path], *, root: str | Path, groups: Iterable[str] | None = None
-    ) -> SyncReport:
-        """Add or replace several files in one sync (ids relative to ``root``, groups as in
-        :meth:`add`); files that cannot be read or are not inside ``root`` are listed under the
-        report's ``skipped``, unsupported ones under ``ignored``."""
-        from kgp.ingest.report import SyncReport
-
-        syncer = self.syncer()
-        report = SyncReport()
-        found = syncer.candidates([Path(p) for p in paths], Path(root), report, groups=groups)
-        return self._sync_found(syncer, found, report)
-
-    def _sync_found(self, syncer: Syncer, found: list[Candidate], report: SyncReport) -> SyncReport:
-        if found:
-            try:
-                syncer.sync_candidates(found, report)
-            finally:
-                self._changed()
-        return report
-
-    def remove(self, doc_id: str) -> bool:
-        """Remove one document (by id, the path relative to the synced root)."""
-        try:
-            return self.syncer().remove(doc_id)
-        finally:
-            self._changed()
 
     def close(self) -> None:
         self.store.close()

@@ -39,7 +39,14 @@ def reach(
 class Memory:
     """Vectors and neighbour-list summaries of passages, as this process last wrote or read them,
     each kept for up to ``size`` passages (the oldest dropped first: about 1.9 KB a vector, so up
-    to 1.9 GB in a sync of a million passages)."""
+    to 1.9 GB in a sync of a million passages).
+
+    A client keeps one across its syncs (:class:`~kgp.client.KnowledgeGraph`), so that a
+    long-lived process (``kgp serve``, ``kgp sync --watch``) links each added document by the
+    whole matrix: all of it holds only while every write the graph took since was this store's
+    own (:meth:`GraphStore.writes_era`: another process may replace a document by one of as
+    many passages, which no count shows), and is dropped at the first sign of another writer,
+    or at each sync's start where the store cannot tell."""
 
     def __init__(self, store: GraphStore, size: int, *, k: int = 5) -> None:
         self.store = store
@@ -55,6 +62,30 @@ class Memory:
         # (degree, weakest) of passages none flagged: trusted only while the graph holds no
         # NEEDS_KNN flag, since a removal lowers a passage's weakest only through one
         self._links: dict[str, tuple[int, float | None]] = {}
+        self._era: int | None = None  # the store's writes_era when this was last looked at
+
+    def begin(self) -> None:
+        """At a sync's start: keep what this holds only if no one else wrote since it last
+        looked (never where the store cannot tell)."""
+        era = self.store.writes_era()
+        if era is None or era != self._era:
+            self._drop()
+            self._began = False  # (an empty graph starts the whole matrix again)
+        self._era = era
+
+    def _check_alone(self) -> None:
+        """Within a sync, before a group: drop what this holds if another writer wrote since
+        (where the store cannot tell, the count and the flags are checked, as before)."""
+        era = self.store.writes_era()
+        if era is not None and era != self._era:
+            self._drop()
+            self._era = era
+
+    def _drop(self) -> None:
+        self.whole.stop()
+        self._vectors.clear()
+        self._held.clear()
+        self._links.clear()
 
     # -- vectors -----------------------------------------------------------------------------
 
@@ -122,6 +153,7 @@ class Memory:
         cost as much as the load would, while the graph holds exactly its passages (another
         process's write ends it) and no NEEDS_KNN flag waits (a removal: the index until the
         refill)."""
+        self._check_alone()
         if self._whole_now():
             return True
         self.index_back(wait=True)  # linking by the index needs it whole
@@ -149,7 +181,8 @@ class Memory:
                 return False
             self.index_s = 0.0
             self.load_whole()
-            passages = self.store.count_passages()  # another process may have written meanwhile
+            self._check_alone()  # another process may have written meanwhile
+            passages = self.store.count_passages()
         if passages != whole.count:
             whole.stop()
             return False
@@ -191,6 +224,7 @@ class Memory:
         similarity to a new passage; while no flag waits, those are read only where a new
         passage may enter their list (:meth:`GraphStore.links_within_reach`, with twice the
         tie margin the linker's bar allows), the others left out as if absent."""
+        self._check_alone()
         flags = self.store.knn_flags() > 0
         if flags:
             self._links.clear()

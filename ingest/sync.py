@@ -47,6 +47,7 @@ class Syncer:
         encoder: Encoder,
         on_progress: Callable[[Progress], None] | None = None,
         guard: Callable[[], AbstractContextManager[object]] = nullcontext,
+        linker: SimilarityLinker | None = None,
     ) -> None:
         self.store = store
         # around every write (a document's, a removal, k-NN upkeep): a client keeps questions
@@ -54,7 +55,8 @@ class Syncer:
         self.guard = guard
         self.settings = settings
         self.encoder = encoder
-        self.linker = SimilarityLinker(store, k=settings.knn_k)
+        # a client's own, kept across its syncs (what it holds of the graph: Memory.begin)
+        self.linker = linker or SimilarityLinker(store, k=settings.knn_k)
         self.reader = Reader(store=store, settings=settings, encoder=encoder, guard=guard)
         self.on_progress = on_progress
         self._schema_ready = False
@@ -158,6 +160,7 @@ class Syncer:
         allow_removal: bool,
         source: Path | None,
     ) -> None:
+        self.linker.memory.begin()  # what it kept of an earlier sync holds while no one wrote
         self.store.prepare_writes()  # after a start, the store may still be building indexes
         if not self.store.schema_ready:  # once per process: later syncs need no write here
             with self.guard():
@@ -302,6 +305,7 @@ class Syncer:
 
     def remove(self, doc_id: str) -> bool:
         with self.store.reading_as(ADMIN_CALLER):
+            self.linker.memory.begin()
             self.store.prepare_writes()
             with self.guard():
                 self._ensure_schema()

@@ -57,7 +57,8 @@ def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
     """--as-it-stands measures a graph built part way (a size built over several sessions)
     without syncing the rest: its ledger is left as the runs that wrote it left it, and so is
     the write rate it reports; with no graph there, it says so. A measurement removes what it
-    added, with the add in a new session (cold_add_s) or without (--no-cold-add)."""
+    added, with the add in a new session (cold_add_s) or without (--no-cold-add), and in the
+    session that synced it (kept_add_s), which one measured as it stands has none of."""
     with pytest.raises(SystemExit, match="no graph left"):
         measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5, as_it_stands=True)
     first = measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5)
@@ -67,6 +68,7 @@ def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
         100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5, as_it_stands=True, cold_add=False
     )
     assert first["cold_add_s"] > 0 and again["cold_add_s"] is None  # --no-cold-add
+    assert first["kept_add_s"] > 0 and again["kept_add_s"] is None  # no sync: no matrix kept
     assert json.loads((tmp_path / "kb-100.sync.json").read_text()) == ledger
     assert again["write_rows_per_s"] == round(ledger["passages"] / ledger["seconds"], 1)
     assert again["passages"] == first["passages"]

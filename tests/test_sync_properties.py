@@ -1,7 +1,9 @@
 """The graph never degrades: after any sequence of syncs, watch events, single adds and
 removals, edits, copies, interrupted syncs, server restarts and kills and index rebuilds, the
 graph equals a clean sync of the same files, vector search included (a Hypothesis state machine
-against a clean rebuild)."""
+against a clean rebuild). The writes come from a long-lived client, which keeps what it knows of
+the graph across its syncs (kgp.ingest.memory), and from another process (another store of the
+same graph, a syncer of its own each time), in any order."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
+    initialize,
     invariant,
     precondition,
     rule,
@@ -27,7 +30,7 @@ from hypothesis.stateful import (
 )
 from kgp.client import KnowledgeGraph
 from kgp.errors import RemovalRefusedError, StoreUnavailableError
-from kgp.ingest import prepare
+from kgp.ingest import memory, prepare
 from kgp.ingest.access import ACCESS_FILE
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.report import SyncReport
@@ -67,6 +70,10 @@ access_rules = st.lists(
 ).map(lambda rules: "[groups]\n" + "".join(f'"{p}" = {json.dumps(g)}\n' for p, g in rules))
 
 
+# who writes: this process's long-lived client, or another process
+writers = st.sampled_from(["client", "other"])
+
+
 def documents(files: Mapping[str, str]) -> list[str]:
     return sorted(name for name in files if not name.endswith(ACCESS_FILE))
 
@@ -101,6 +108,7 @@ class Faulty:
         raise Interrupted(f"killed before {name}")
 
 
+LOAD_SECONDS = memory.LOAD_SECONDS
 CRASHES = int(os.environ.get("KGP_TEST_SYNC_CRASHES", "12"))  # server crashes a run
 
 
@@ -193,13 +201,34 @@ class SyncMachine(RuleBasedStateMachine):
         n = next(self.server.names)
         self.folder = self.root / f"folder-{n}"
         self.folder.mkdir(parents=True)
-        self.store = self.server.store(f"graph-{n}")
+        self.store = self.server.store(f"graph-{n}")  # the client's, which the checks read
+        self.other = self.server.store(f"graph-{n}")  # another process's
+        admin = self.server.settings.model_copy(update={"groups": ("*",)})  # it dumps the store
+        self.kg = KnowledgeGraph(settings=admin, store=self.store)
+        self.kg._encoder = self.server.encoder
         self.files: dict[str, str] = {}  # what the folder holds
         self.model: dict[str, str] | None = {}  # what the graph should hold (None: unknown)
-        self.server.syncer(self.store).sync_folder(self.folder)  # records the encoder
+        self.server.syncer(self.other).sync_folder(self.folder)  # records the encoder
+
+    @initialize(eager=st.booleans())
+    def loading(self, eager: bool) -> None:
+        """Half the runs load every vector as soon as a sync links a group by the index (the
+        client then keeps the matrix across its syncs until another process writes, and loads
+        it again); the others only where a first sync into an empty graph starts it."""
+        memory.LOAD_SECONDS = 0.0 if eager else LOAD_SECONDS
 
     def teardown(self) -> None:
+        memory.LOAD_SECONDS = LOAD_SECONDS
+        self.other.close()
         self.store.close()
+
+    def _store(self, by: str) -> FalkorStore:
+        return self.store if by == "client" else self.other
+
+    def _sync(self, by: str, allow: bool = False) -> SyncReport:
+        if by == "client":
+            return self.kg.sync(self.folder, allow_removal=allow)
+        return self.server.syncer(self.other).sync_folder(self.folder, allow_removal=allow)
 
     def _write(self, name: str, text: str) -> None:
         path = self.folder / name
@@ -238,10 +267,10 @@ class SyncMachine(RuleBasedStateMachine):
         assert not set(self.files) & set(refused.would_remove)
         assert refused.stored == len(refused.would_remove)  # the small folders: all of them
 
-    @rule(allow=st.booleans())
-    def sync(self, allow: bool) -> None:
+    @rule(allow=st.booleans(), by=writers)
+    def sync(self, allow: bool, by: str) -> None:
         try:
-            self.server.syncer(self.store).sync_folder(self.folder, allow_removal=allow)
+            self._sync(by, allow)
             self.model = dict(self.files)
         except RemovalRefusedError as refused:
             self._refused(refused)
@@ -249,11 +278,8 @@ class SyncMachine(RuleBasedStateMachine):
     @rule(events=st.integers(1, 3))
     def watch(self, events: int) -> None:
         """What kgp sync --watch does: a sync after each burst of file events."""
-        admin = self.server.settings.model_copy(update={"groups": ("*",)})  # it dumps the store
-        kg = KnowledgeGraph(settings=admin, store=self.store)
-        kg._encoder = self.server.encoder
         seen: list[object] = []
-        kg.watch(self.folder, seen.append, changes=[{"event"}] * events)
+        self.kg.watch(self.folder, seen.append, changes=[{"event"}] * events)
         for outcome in seen:
             if isinstance(outcome, RemovalRefusedError):
                 self._refused(outcome)
@@ -261,47 +287,54 @@ class SyncMachine(RuleBasedStateMachine):
                 self.model = dict(self.files)
 
     @precondition(lambda self: self.model is not None and documents(self.files))
-    @rule(data=st.data())
-    def add_one(self, data: st.DataObject) -> None:
+    @rule(data=st.data(), by=writers)
+    def add_one(self, data: st.DataObject, by: str) -> None:
         name = data.draw(st.sampled_from(documents(self.files)))
-        syncer = self.server.syncer(self.store)
-        report = SyncReport()
-        syncer.sync_candidates(syncer.candidates([self.folder / name], self.folder, report), report)
+        if by == "client":
+            self.kg.add(self.folder / name, root=self.folder)
+        else:
+            syncer = self.server.syncer(self.other)
+            report = SyncReport()
+            found = syncer.candidates([self.folder / name], self.folder, report)
+            syncer.sync_candidates(found, report)
         assert self.model is not None
         self.model[name] = self.files[name]
         if any(self.model.get(a) != self.files.get(a) for a in ACCESS_NAMES):
             self.model = None  # this document under new rules, the others under old ones
 
     @precondition(lambda self: self.model is not None and documents(self.model))
-    @rule(data=st.data())
-    def remove_one(self, data: st.DataObject) -> None:
+    @rule(data=st.data(), by=writers)
+    def remove_one(self, data: st.DataObject, by: str) -> None:
         assert self.model is not None
         name = data.draw(st.sampled_from(documents(self.model)))
-        assert self.server.syncer(self.store).remove(name)
+        if by == "client":
+            assert self.kg.remove(name)
+        else:
+            assert self.server.syncer(self.other).remove(name)
         del self.model[name]
 
-    @rule(writes=st.integers(0, 12))
-    def interrupted_sync(self, writes: int) -> None:
-        with Faulty(self.store, writes):
+    @rule(writes=st.integers(0, 12), by=writers)
+    def interrupted_sync(self, writes: int, by: str) -> None:
+        with Faulty(self._store(by), writes):
             try:
-                self.server.syncer(self.store).sync_folder(self.folder)
+                self._sync(by)
                 self.model = dict(self.files)  # it finished before the fault
             except Interrupted:
                 self.model = None  # half done: only a later sync says what it holds
             except RemovalRefusedError as refused:
                 self._refused(refused)
 
-    @rule(name=st.sampled_from(NAMES), text=texts, writes=st.integers(0, 3))
-    def crash_during_sync(self, name: str, text: str, writes: int) -> None:
+    @rule(name=st.sampled_from(NAMES), text=texts, writes=st.integers(0, 3), by=writers)
+    def crash_during_sync(self, name: str, text: str, writes: int, by: str) -> None:
         """A file is written, and the server crashes before the n-th write of the sync that
         follows (if it writes that many: these small folders' syncs write a few times). Each
         crash's restart replays every graph of the run: CRASHES of them, the rest plain syncs."""
         self._write(name, text)
         if SyncMachine.crashes >= CRASHES:
             writes = -1
-        with Crashing(self.store, writes):
+        with Crashing(self._store(by), writes):
             try:
-                report = self.server.syncer(self.store).sync_folder(self.folder)
+                report = self._sync(by)
             except RemovalRefusedError as refused:
                 self._refused(refused)
                 return
@@ -318,7 +351,8 @@ class SyncMachine(RuleBasedStateMachine):
         """Stop the server (or kill -9 it) and open again: it replays its append-only file.
         A stop leaves the graph's snapshot without the indexes a start need not load (the
         vector index, the write indexes), whatever came before: a first sync, a kill."""
-        self.server.restart(kill, [self.store], check=None if kill else self.store.graph_name)
+        stores = [self.store, self.other]
+        self.server.restart(kill, stores, check=None if kill else self.store.graph_name)
 
     @invariant()
     def equals_a_clean_sync(self) -> None:

@@ -209,8 +209,13 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         return None
 
     def heal_vector_index(self) -> bool:
-        """Rebuild the vector index if orphaned vectors have piled up; True if it did."""
-        return False
+        """Rebuild the vector index when orphaned vectors have piled up (needs_healing); True
+        if it did. Searches stay correct either way (they look past orphans); a rebuild makes
+        them cheap again."""
+        if not self.needs_healing():
+            return False
+        self.rebuild_vector_index()
+        return True
 
     def defer_vector_index(self) -> bool:
         """Before a first sync into an empty graph: set the vector index aside, so that it is
@@ -361,9 +366,17 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         return False
 
     def clear(self) -> None:
-        """Delete every node and relationship (for tests and ``kgp reset``)."""
+        """Delete every node and relationship (for tests and ``kgp reset``); the vector index
+        is rebuilt where it keeps orphans, since every vector in it just became one."""
         self.run("clear", write=True)
         self.schema_ready = False  # the graph's encoder and schema records went too
+        self.rebuild_vector_index()
+
+    def writes_era(self) -> int | None:
+        """A number that stays the same while every write the graph took was this store
+        object's own (what a process keeps of the graph between syncs holds only so long:
+        :mod:`kgp.ingest.memory`); None where the store cannot tell, so nothing is kept."""
+        return None
 
 
 @dataclass(eq=False, slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Self
 
@@ -29,6 +30,7 @@ from kgp.stores.falkor_params import params_header, plain
 from kgp.stores.falkor_server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
 from kgp.stores.health import IndexHealth, built_with, sampled_recall, too_many_orphans
 from kgp.stores.maintenance import Row
+from kgp.stores.own_writes import OwnWrites, server_count
 from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
 
@@ -69,6 +71,7 @@ class FalkorStore(GraphStore):
         self._vectors_ready = True  # False while the vector index is built after a start
         # stops a server that holds a query unanswered without working (kgp.stores.stall)
         self._watch = StallWatch(self.server.server_pid, seconds=stall_seconds)
+        self._own = OwnWrites(lambda: server_count(self._db))  # whether others wrote (writes_era)
         self.park = park  # the last user to close sets the vector index aside (see below)
 
     def describe(self) -> str:
@@ -182,7 +185,8 @@ class FalkorStore(GraphStore):
         """A schema write made while holding the data directory's lock: not through run(),
         whose failed write reloads the server, which takes the same lock (a deadlock)."""
         try:
-            self.graph.query(params_header(parameters) + cypher.load(self.dialect, name))
+            with self._own.around():
+                self.graph.query(params_header(parameters) + cypher.load(self.dialect, name))
         except redis.ResponseError as exc:
             raise StoreError(f"{self.describe()}: {what}: {exc}") from None
 
@@ -236,7 +240,7 @@ class FalkorStore(GraphStore):
         text = params_header(parameters) + query
         for attempt in (1, 2):
             try:
-                with self._watch.watching():
+                with self._watch.watching(), self._own.around() if write else nullcontext():
                     result = self.graph.query(text) if write else self.graph.ro_query(text)
                 break
             except (redis.ConnectionError, redis.TimeoutError) as exc:
@@ -267,6 +271,10 @@ class FalkorStore(GraphStore):
         header = [column[1] for column in (result.header or [])]
         names = [h.decode() if isinstance(h, bytes) else str(h) for h in header]
         return [dict(zip(names, map(plain, row), strict=True)) for row in result.result_set]
+
+    def writes_era(self) -> int:
+        with self._watch.watching():  # (a stuck server answers no INFO either)
+            return self._own.now()
 
     def checkpoint(self, *, force: bool = False) -> bool:
         """Compact the append-only file. Safe at any time: a failed write reloads the server
@@ -323,22 +331,8 @@ class FalkorStore(GraphStore):
         self.run("index_passage_vector", params, write=True)
         self._wait_for_indexes()
 
-    def clear(self) -> None:
-        """Delete every node and relationship; the vector index is rebuilt, since every vector
-        in it just became an orphan."""
-        super().clear()
-        self.rebuild_vector_index()
-
-    def heal_vector_index(self) -> bool:
-        """Rebuild the vector index when orphaned vectors have piled up (past a fifth of its
-        entries, and at least kgp.stores.health.ORPHAN_MIN); True if it did. Searches stay
-        correct either way (they look past orphans); a rebuild makes them cheap again."""
-        if not self.needs_healing():
-            return False
-        self.rebuild_vector_index()
-        return True
-
     def needs_healing(self) -> bool:
+        """Past a fifth of the index's entries orphaned, and at least health.ORPHAN_MIN."""
         live, orphans = self.vector_index_entries()
         return too_many_orphans(live, orphans)
 

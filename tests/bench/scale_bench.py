@@ -29,8 +29,11 @@ configuration, k 30, the same question styles at every size),
 texts, ``add_runs_s``; each run's store queries are printed, the slowest first) and
 ``cold_add_s`` (the same add as
 ``kgp add`` makes it in a new process: the start, the indexes the last close set aside built
-again and waited for, then the add; null with ``--no-cold-add``). A measurement removes what
-it added. The last line is one JSON object keyed by size.
+again and waited for, then the add; null with ``--no-cold-add``) and ``kept_add_s`` (the same
+add in the session that synced the graph, whose client keeps every vector across its syncs and
+links by their matrix, as a long-lived ``kgp sync --watch`` or ``kgp serve`` does; null where
+the sync kept none: ``--as-it-stands``, or a resumed sync that never read every vector). A
+measurement removes what it added. The last line is one JSON object keyed by size.
 
 With ``KGP_STORE=neo4j`` (and ``KGP_NEO4J_URI``, ``KGP_NEO4J_PASSWORD``, ``KGP_NEO4J_DATABASE``)
 the same runs against a Neo4j server or cluster. Its graph outlives ``--work-dir``, so each size
@@ -328,6 +331,7 @@ def measure(
                 progress.save(passages)
         write_s = progress.seconds() if not as_it_stands else progress.spent_before
         store_mb = memory_mb(store_server_pid(kg.store))
+        kept_add_s = kept_adds(size, kg, writer, folder) if not as_it_stands else None
     print(f"{size}: {passages} passages in {write_s:.1f} s ({added} documents added in this run)")
     rate = passages / write_s
     if as_it_stands:  # the rate of the runs that wrote it, as their ledger keeps it
@@ -384,10 +388,32 @@ def measure(
         "add_s": round(add_s, 2),
         "add_runs_s": [round(seconds, 2) for seconds in adds],
         "cold_add_s": None if cold_add_s is None else round(cold_add_s, 2),
+        "kept_add_s": None if kept_add_s is None else round(kept_add_s, 2),
         "store_mb": round(store_mb, 1),
         "kb_per_passage": round(1024 * store_mb / max(passages, 1), 2),
         "recall_at_10": round(recall, 3),
     }
+
+
+def kept_adds(size: int, kg: Any, writer: UnigramWriter, folder: Path) -> float | None:
+    """The add (median of ADDS) in the session that synced the graph, whose client keeps every
+    vector across its syncs (kgp.ingest.memory): what a long-lived process that wrote the graph
+    (``kgp sync --watch``, ``kgp serve``) pays; None where its sync kept none (one resumed on a
+    graph it did not write, with too little to link to be worth reading every vector)."""
+    kept = kg._kept
+    if kept is None or not kept.memory.whole.known:
+        say(size, "this run's sync kept no matrix of every vector: no kept add")
+        return None
+    kg.store.await_vector_index()  # a write waits for the build the first sync left
+    added = folder.parent / f"added-{size}"
+    shutil.rmtree(added, ignore_errors=True)
+    added.mkdir()
+    adds = timed_adds(size, kg, writer, added / ADDED)
+    kg.remove(ADDED)
+    if not kept.memory.whole.known:
+        raise SystemExit(f"{size}: the kept matrix was dropped during the adds")
+    say(size, f"kept add {statistics.median(adds):.2f} s (by the matrix of every vector)")
+    return statistics.median(adds)
 
 
 def write_added(writer: UnigramWriter, path: Path) -> None:
@@ -558,7 +584,8 @@ def main() -> None:
             f"{size}: p50 {row['p50_ms']} ms ({row['p50_ms'] / base['p50_ms']:.2f}x the "
             f"{sizes[0]} graph), p95 {row['p95_ms']} ms, {row['write_rows_per_s']} passages/s, "
             f"reopen {row['reopen_s']} s (index complete {row['index_ready_s']} s), "
-            f"add {row['add_s']} s ({cold_add_said(row['cold_add_s'])}), "
+            f"add {row['add_s']} s ({cold_add_said(row['cold_add_s'])}; by the session that "
+            f"synced it, {row['kept_add_s']} s), "
             f"store {row['store_mb']} MB "
             f"({row['kb_per_passage']} KB/passage), recall@10 {row['recall_at_10']}",
             flush=True,

@@ -1,0 +1,256 @@
+"""The writing side of :class:`~kgp.client.KnowledgeGraph`: sync, watch, add and remove.
+
+Each write runs alone (questions in flight finish first, and caches are forgotten after it). A
+client keeps one k-NN linker across its syncs, lent to one sync at a time, so that a long-lived
+process (``kgp serve``, ``kgp sync --watch``) links each added document by the whole matrix of
+vectors once it holds one, for as long as every write the graph takes is this client's own
+(:mod:`kgp.ingest.memory`)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kgp.errors import DocumentError, RemovalRefusedError
+from kgp.locks import ReadWriteLock
+from kgp.settings import Settings
+from kgp.stores import GraphStore
+
+if TYPE_CHECKING:
+    from kgp.ingest.edges import SimilarityLinker
+    from kgp.ingest.embedding import Encoder
+    from kgp.ingest.report import Progress, SyncReport
+    from kgp.ingest.sources import Candidate
+    from kgp.ingest.sync import Syncer
+
+
+class GraphWriting:
+    """Sync, watch, add and remove, for :class:`~kgp.client.KnowledgeGraph`."""
+
+    settings: Settings
+    store: GraphStore
+    _rw: ReadWriteLock
+
+    if TYPE_CHECKING:
+
+        @property
+        def encoder(self) -> Encoder: ...
+
+        def _changed(self) -> None: ...
+
+        def _check_writer(self, what: str) -> None: ...
+
+    def _init_writing(self) -> None:
+        self._lending = threading.Lock()  # guards the three below
+        self._kept: SimilarityLinker | None = None  # the linker kept across syncs
+        self._lent = False  # whether a sync has it now
+        self._kept_version = 0  # moves when a linker of its own writes beside it
+
+    def syncer(self, on_progress: Callable[[Progress], None] | None = None) -> Syncer:
+        """A syncer of its own (its own k-NN linker): its writes go through this client's
+        store, which cannot tell them from the client's own, so the linker the client keeps
+        across its syncs is dropped."""
+        with self._lending:
+            self._kept, self._kept_version = None, self._kept_version + 1
+        return self._new_syncer(on_progress, self.settings, None)
+
+    def _new_syncer(
+        self,
+        on_progress: Callable[[Progress], None] | None,
+        settings: Settings,
+        linker: SimilarityLinker | None,
+    ) -> Syncer:
+        from kgp.ingest.sync import Syncer
+
+        self._check_writer("a sync")
+        return Syncer(
+            store=self.store,
+            settings=settings,
+            encoder=self.encoder,
+            on_progress=on_progress,
+            guard=self._writing,
+            linker=linker,
+        )
+
+    @contextmanager
+    def _lent_syncer(
+        self,
+        on_progress: Callable[[Progress], None] | None = None,
+        settings: Settings | None = None,
+    ) -> Iterator[Syncer]:
+        """A syncer with the linker this client keeps across its syncs, when no other sync of
+        the client has it: kept again after a sync that ended well and ran alone (a sync
+        beside it, by a linker of its own, wrote what this one's does not know)."""
+        from kgp.ingest.edges import SimilarityLinker
+
+        self._check_writer("a sync")  # (before the linker is lent)
+        with self._lending:
+            lend = not self._lent
+            self._lent |= lend
+            if not lend:
+                self._kept, self._kept_version = None, self._kept_version + 1
+            version = self._kept_version
+            linker = (self._kept if lend else None) or SimilarityLinker(
+                self.store, k=self.settings.knn_k
+            )
+        ended_well = False
+        try:
+            syncer = self._new_syncer(on_progress, settings or self.settings, linker)
+            yield syncer
+            ended_well = True
+        except RemovalRefusedError:
+            ended_well = True  # refused before anything was written
+            raise
+        finally:
+            if lend:
+                with self._lending:
+                    alone = ended_well and version == self._kept_version
+                    self._kept = syncer.linker if alone else None  # (a restart makes a new one)
+                    self._lent = False
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One write of a sync: questions in flight finish first, none starts meanwhile, and
+        caches are forgotten before they resume, so each sees a document whole, before or after
+        (parsing and embedding run outside, while questions go on)."""
+        with self._rw.writing():
+            try:
+                yield
+            finally:
+                self._changed()
+
+    def sync(
+        self,
+        folder: str | Path,
+        *,
+        on_progress: Callable[[Progress], None] | None = None,
+        allow_removal: bool = False,
+    ) -> SyncReport:
+        """Make the graph equal to the folder: add new files, replace changed ones, remove
+        deleted ones. Files that cannot be read are listed in the report's ``skipped``. A sync
+        that would remove every document, or more than ``max_removal_share`` of 10 or more,
+        raises :class:`~kgp.errors.RemovalRefusedError` and changes nothing, unless
+        ``allow_removal``."""
+        try:
+            with self._lent_syncer(on_progress) as syncer:
+                report = syncer.sync_folder(Path(folder), allow_removal=allow_removal)
+        except RemovalRefusedError:
+            raise  # refused before anything was written
+        except BaseException:
+            self._changed()  # a part may have been written
+            raise
+        if report.wrote:  # a watched folder syncs every few seconds: keep caches if it did not
+            self._changed()
+        return report
+
+    def watch(
+        self,
+        folder: str | Path,
+        on_report: Callable[[SyncReport | RemovalRefusedError], None],
+        *,
+        changes: Iterable[object] | None = None,
+        allow_removal: bool = False,
+        stop: threading.Event | None = None,
+    ) -> None:
+        """Keep the graph equal to ``folder``: sync after each burst of file changes (debounced) and
+        every few seconds, for a missed event (an unchanged folder is only hashed). ``on_report``
+        gets each sync that moved something and each refusal for removing too much (the folder may
+        come back: watching goes on). Returns when ``stop`` is set or ``changes`` (default: the
+        folder's file events) ends; a signal's exception raises ``KeyboardInterrupt``."""
+        if changes is None:
+            from watchfiles import watch as file_events
+
+            changes = file_events(
+                folder,
+                debounce=1500,
+                step=200,
+                rust_timeout=5000,
+                yield_on_timeout=True,
+                raise_interrupt=True,  # else watchfiles ends the watch as if stopped
+                stop_event=stop,
+            )
+        for batch in changes:
+            try:
+                report = self.sync(folder, allow_removal=allow_removal)
+            except RemovalRefusedError as refused:
+                on_report(refused)
+                continue
+            if batch or report.added or report.changed or report.removed:
+                on_report(report)
+            if stop is not None and stop.is_set():
+                return
+
+    def sync_corpus(
+        self, path: str | Path, *, prefix: str | None = None, allow_removal: bool = False
+    ) -> SyncReport:
+        """Load a ``[{title, text}]`` JSON corpus, one passage per entry (the same removal
+        guard as :meth:`sync`)."""
+        from kgp.ingest.sources import corpus_settings
+
+        try:
+            with self._lent_syncer(settings=corpus_settings(self.settings)) as syncer:
+                return syncer.sync_corpus(Path(path), prefix=prefix, allow_removal=allow_removal)
+        finally:
+            self._changed()
+
+    def add(
+        self,
+        path: str | Path,
+        *,
+        root: str | Path | None = None,
+        groups: Iterable[str] | None = None,
+    ) -> SyncReport:
+        """Add or replace one file; its id is its path relative to ``root`` (default: its
+        folder, so the id is the file name). ``groups`` says who may read it (default: what
+        the access files under ``root`` say, else ``KGP_DEFAULT_GROUPS``); a file whose content
+        is unchanged gets the new groups without being embedded again."""
+        from kgp.ingest.readers import supported_suffixes
+        from kgp.ingest.report import SyncReport
+
+        file = Path(path)
+        base = Path(root) if root is not None else file.parent
+        if not file.is_file():
+            raise DocumentError(f"{file}: no such file")
+        report = SyncReport()
+        with self._lent_syncer() as syncer:
+            found = syncer.candidates([file], base, report, groups=groups)
+            if found:
+                return self._sync_found(syncer, found, report)
+        reason = (
+            report.skipped[0].reason
+            if report.skipped
+            else f"unsupported format; kgp reads {', '.join(supported_suffixes())}"
+        )
+        raise DocumentError(f"{file}: {reason}")
+
+    def add_files(
+        self, paths: Iterable[str | Path], *, root: str | Path, groups: Iterable[str] | None = None
+    ) -> SyncReport:
+        """Add or replace several files in one sync (ids relative to ``root``, groups as in
+        :meth:`add`); files that cannot be read or are not inside ``root`` are listed under the
+        report's ``skipped``, unsupported ones under ``ignored``."""
+        from kgp.ingest.report import SyncReport
+
+        report = SyncReport()
+        with self._lent_syncer() as syncer:
+            found = syncer.candidates([Path(p) for p in paths], Path(root), report, groups=groups)
+            return self._sync_found(syncer, found, report)
+
+    def _sync_found(self, syncer: Syncer, found: list[Candidate], report: SyncReport) -> SyncReport:
+        if found:
+            try:
+                syncer.sync_candidates(found, report)
+            finally:
+                self._changed()
+        return report
+
+    def remove(self, doc_id: str) -> bool:
+        """Remove one document (by id, the path relative to the synced root)."""
+        try:
+            with self._lent_syncer() as syncer:
+                return syncer.remove(doc_id)
+        finally:
+            self._changed()

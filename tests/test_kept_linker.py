@@ -1,0 +1,208 @@
+"""What a client keeps of the graph between its syncs (the k-NN linker's whole matrix and
+neighbour-list summaries), and the store's word that no one else wrote meanwhile
+(``writes_era``): a long-lived process links added documents by the matrix, and drops it at the
+first write of another, even one that no count shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import kgp
+import numpy as np
+import pytest
+from kgp.errors import AccessDeniedError
+from kgp.ingest import prepare
+from kgp.ingest.whole import Whole
+from kgp.stores.falkor import FalkorStore
+from kgp.stores.own_writes import OwnWrites, _one_step
+
+from tests.bench.scale_bench import StandInEncoder
+from tests.graphs import DIM, make_document
+from tests.test_falkor_server import crash
+from tests.test_linker import lists_and_exact
+from tests.test_whole import random_documents
+
+
+def extra_documents(into: Path, *, seed: int, documents: int) -> Path:
+    """Documents e00.md, e01.md, ... written into ``into``, a folder of random_documents'
+    (whose are d00.md, ...), to be added one by one."""
+    into.mkdir(exist_ok=True)
+    made = random_documents(
+        into.parent / f"extra-{seed}", seed=seed, documents=documents, sentences=6
+    )
+    for path in sorted(made.glob("d*.md")):
+        path.rename(into / f"e{path.name[1:]}")
+    return into
+
+
+@pytest.fixture
+def scanned(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many new passages each scan of a whole matrix linked, in order."""
+    sizes: list[int] = []
+    original = Whole.scan
+
+    def scan(self: Whole, queries: np.ndarray, skip_docs: Any = ()) -> Any:
+        sizes.append(len(queries))
+        return original(self, queries, skip_docs)
+
+    monkeypatch.setattr(Whole, "scan", scan)
+    return sizes
+
+
+def test_one_step_is_one_change_of_the_same_server_since_the_same_snapshot() -> None:
+    assert _one_step(("r", 5, 100), ("r", 5, 100))  # a write that changed nothing
+    assert _one_step(("r", 5, 100), ("r", 6, 100))
+    assert not _one_step(("r", 5, 100), ("r", 7, 100))  # another write meanwhile
+    assert not _one_step(("r", 5, 100), ("s", 6, 100))  # another server (a restart)
+    assert not _one_step(("r", 5, 100), ("r", 0, 200))  # a snapshot since
+    assert not _one_step(("r", 5, 100), None)  # the server did not answer
+
+
+def test_an_era_lasts_while_every_change_is_the_stores_own() -> None:
+    """A counter stands in for the server's: the era holds across the store's own writes and
+    moves at a change between them, one beside a write, or a count that cannot be read."""
+    count: list[Any] = [("r", 0, 1)]
+    own = OwnWrites(lambda: count[0])
+
+    def write(changes: int = 1) -> None:
+        with own.around():
+            run, seen, saved = count[0]
+            count[0] = (run, seen + changes, saved)
+
+    era = own.now()
+    write()
+    write(0)
+    assert own.now() == era
+    count[0] = ("r", 3, 1)  # another's write while none of the store's ran
+    assert own.now() != era
+    era = own.now()
+    write(2)  # another's write beside the store's own
+    assert own.now() != era
+    era = own.now()
+    count[0] = None
+    assert own.now() != era
+
+
+def test_a_stores_era_moves_when_another_store_writes_and_only_then(data_dir: Path) -> None:
+    """On the embedded server: a store's own writes, reads and compactions keep its era;
+    another store's write (as another process's would) moves it, a write that replaces a
+    document by one of as many passages too, and so does a restart after a crash."""
+    mine = FalkorStore(data_dir=data_dir).open()
+    other = FalkorStore(data_dir=data_dir).open()
+    try:
+        mine.ensure_schema(DIM)
+        era = mine.writes_era()
+        mine.write_document(make_document("a.txt", 5, seed=1))
+        mine.write_documents([make_document("b.txt", 5, seed=2), make_document("c.txt", 3)])
+        mine.delete_document("c.txt")
+        mine.list_documents()
+        mine.checkpoint(force=True)
+        assert mine.writes_era() == era
+        other.write_document(make_document("a.txt", 5, seed=9))  # as many passages as before
+        assert mine.writes_era() != era
+        era = mine.writes_era()
+        mine.write_document(make_document("d.txt", 2))
+        assert mine.writes_era() == era
+        crash(mine)
+        mine.list_documents()  # started again from its log
+        assert mine.writes_era() != era
+    finally:
+        other.close()
+        mine.close()
+
+
+def test_a_client_links_what_it_adds_after_its_sync_by_the_matrix_it_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int]
+) -> None:
+    """A client that synced a folder into an empty graph keeps every vector: each document
+    added or changed later (``kg.add``, ``kg.sync``) is linked by the matrix, also after a
+    removal's refill, and every passage ends with exactly its k nearest."""
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
+    folder = random_documents(tmp_path / "docs", seed=3, documents=9, sentences=6)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        kg.sync(folder)
+        assert len(scanned) == 3
+        extra = extra_documents(folder, seed=4, documents=3)
+        kg.add(extra / "e00.md", root=extra)
+        assert len(scanned) == 4
+        (folder / "d03.md").unlink()
+        report = kg.sync(folder)
+        assert report.added == ["e01.md", "e02.md"] and report.removed == ["d03.md"]
+        assert len(scanned) == 5 and report.refilled
+        (folder / "d05.md").write_text("Another text of w1 w2 w3 item 5. And w7 w8 item 5.")
+        assert kg.sync(folder).changed == ["d05.md"]  # after the refill
+        assert len(scanned) == 6
+        stored, expected = lists_and_exact(kg)
+        assert len(stored) == kg.stats().labels["Passage"]
+    assert stored == expected
+
+
+def test_another_writers_rewrite_of_as_many_passages_ends_what_a_client_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int]
+) -> None:
+    """Another client of the same data directory (as another process would) writes a document
+    again with as many passages but other vectors, which leaves every count as it was: the
+    first client's next add goes by the index, not by its matrix, whose vectors of that
+    document are stale, and every passage ends with exactly its k nearest."""
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
+    folder = random_documents(tmp_path / "docs", seed=5, documents=9, sentences=6)
+    rewritten = random_documents(tmp_path / "rewritten", seed=7, documents=4, sentences=6)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        kg.sync(folder)
+        assert len(scanned) == 3
+        extra = extra_documents(folder, seed=6, documents=2)
+        with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as other:
+            (folder / "d03.md").write_text((rewritten / "d03.md").read_text())
+            passages = kg.stats().labels["Passage"]
+            assert other.add(folder / "d03.md", root=folder).changed == ["d03.md"]
+            assert kg.stats().labels["Passage"] == passages  # which the matrix checks
+        kg.add(extra / "e00.md", root=extra)
+        assert len(scanned) == 3  # by the index
+        stored, expected = lists_and_exact(kg)
+    assert stored == expected
+
+
+def test_a_syncer_of_its_own_ends_what_the_client_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int]
+) -> None:
+    """A syncer asked of the client writes through the client's own store, which cannot tell
+    its writes from the kept linker's: the client's next add goes by the index."""
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
+    folder = random_documents(tmp_path / "docs", seed=8, documents=9, sentences=6)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        kg.sync(folder)
+        extra = extra_documents(tmp_path / "extra", seed=9, documents=2)
+        (folder / "d04.md").write_text((extra / "e01.md").read_text())  # as many passages
+        passages = kg.stats().labels["Passage"]
+        assert kg.syncer().sync_folder(folder).changed == ["d04.md"]  # by the index
+        assert len(scanned) == 3 and kg.stats().labels["Passage"] == passages
+        kg.add(extra / "e00.md", root=extra)
+        assert len(scanned) == 3
+        stored, expected = lists_and_exact(kg)
+    assert stored == expected
+
+
+def test_the_kept_linker_goes_to_one_sync_at_a_time_and_only_after_one_alone(
+    tmp_path: Path,
+) -> None:
+    """A sync of the client gets the kept linker, the next one gets it again; a sync beside
+    it gets one of its own and, having written what the kept one does not know, ends it, as a
+    sync that failed does; a caller who may not write gets none, and nothing stays lent."""
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        with kg._lent_syncer() as first:
+            pass
+        with kg._lent_syncer() as again:
+            assert again.linker is first.linker
+            with kg._lent_syncer() as beside:
+                assert beside.linker is not first.linker
+        with kg._lent_syncer() as after:
+            assert after.linker is not first.linker
+        with pytest.raises(RuntimeError), kg._lent_syncer():
+            raise RuntimeError("stopped")
+        with kg._lent_syncer() as fresh:
+            assert fresh.linker is not after.linker
+    with kgp.open(data_dir=tmp_path / "kb", groups="hr", loaded_encoder=StandInEncoder()) as kg:
+        with pytest.raises(AccessDeniedError), kg._lent_syncer():
+            pass
+        assert not kg._lent
