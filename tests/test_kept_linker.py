@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import kgp
-import numpy as np
 import pytest
 from kgp.errors import AccessDeniedError
 from kgp.ingest import prepare
-from kgp.ingest.whole import Whole
 from kgp.stores.falkor import FalkorStore
 from kgp.stores.own_writes import OwnWrites, _one_step
 
@@ -34,20 +32,6 @@ def extra_documents(into: Path, *, seed: int, documents: int) -> Path:
     for path in sorted(made.glob("d*.md")):
         path.rename(into / f"e{path.name[1:]}")
     return into
-
-
-@pytest.fixture
-def scanned(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many new passages each scan of a whole matrix linked, in order."""
-    sizes: list[int] = []
-    original = Whole.scan
-
-    def scan(self: Whole, queries: np.ndarray, skip_docs: Any = ()) -> Any:
-        sizes.append(len(queries))
-        return original(self, queries, skip_docs)
-
-    monkeypatch.setattr(Whole, "scan", scan)
-    return sizes
 
 
 def test_one_step_is_one_change_of_the_same_server_since_the_same_snapshot() -> None:

@@ -149,20 +149,6 @@ def test_rows_are_reused_and_compacted() -> None:
     assert not whole.known and whole.count == 0
 
 
-@pytest.fixture
-def scanned(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many new passages each scan of a whole matrix linked, in order."""
-    sizes: list[int] = []
-    original = Whole.scan
-
-    def scan(self: Whole, queries: np.ndarray, skip_docs: Any = ()) -> Any:
-        sizes.append(len(queries))
-        return original(self, queries, skip_docs)
-
-    monkeypatch.setattr(Whole, "scan", scan)
-    return sizes
-
-
 def test_the_linker_links_by_the_whole_matrix_only_while_it_holds_every_passage(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int]
 ) -> None:
