@@ -1,16 +1,17 @@
 """The writing side of :class:`~kgp.client.KnowledgeGraph`: sync, watch, add and remove.
 
 Each write runs alone (questions in flight finish first, and caches are forgotten after it). A
-client keeps one k-NN linker across its syncs, lent to one sync at a time, so that a long-lived
+client keeps one k-NN linker across its syncs, which run one at a time, so that a long-lived
 process (``kgp serve``, ``kgp sync --watch``) links each added document by the whole matrix of
 vectors once it holds one, for as long as every write the graph takes is this client's own
-(:mod:`kgp.ingest.memory`)."""
+(:mod:`kgp.ingest.memory`): the store tells another process's writes (another store object's:
+one client per store), and the client its own syncers' (:meth:`GraphWriting.syncer`)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,24 +45,24 @@ class GraphWriting:
         def _check_writer(self, what: str) -> None: ...
 
     def _init_writing(self) -> None:
-        self._lending = threading.Lock()  # guards the three below
-        self._kept: SimilarityLinker | None = None  # the linker kept across syncs
+        # one sync of this client at a time, with the linker it keeps across its syncs
+        self._lending = threading.RLock()
+        self._kept: SimilarityLinker | None = None
         self._lent = False  # whether a sync has it now
-        self._kept_version = 0  # moves when a linker of its own writes beside it
+        self._foreign_writes = 0  # writes of syncers of their own (syncer())
 
     def syncer(self, on_progress: Callable[[Progress], None] | None = None) -> Syncer:
-        """A syncer of its own (its own k-NN linker): its writes go through this client's
-        store, which cannot tell them from the client's own, so the linker the client keeps
-        across its syncs is dropped."""
-        with self._lending:
-            self._kept, self._kept_version = None, self._kept_version + 1
-        return self._new_syncer(on_progress, self.settings, None)
+        """A syncer of its own (its own k-NN linker), for as long as the caller keeps it: each
+        of its writes goes through this client's store, which cannot tell them from the kept
+        linker's, so each one also ends what that linker kept."""
+        return self._new_syncer(on_progress, self.settings, None, guard=self._foreign_writing)
 
     def _new_syncer(
         self,
         on_progress: Callable[[Progress], None] | None,
         settings: Settings,
         linker: SimilarityLinker | None,
+        guard: Callable[[], AbstractContextManager[object]] | None = None,
     ) -> Syncer:
         from kgp.ingest.sync import Syncer
 
@@ -71,9 +72,21 @@ class GraphWriting:
             settings=settings,
             encoder=self.encoder,
             on_progress=on_progress,
-            guard=self._writing,
+            guard=guard or self._writing,
             linker=linker,
         )
+
+    def _kept_era(self) -> Hashable | None:
+        """The kept linker's era: the store's (no other process wrote) and this client's
+        syncers of their own (none wrote)."""
+        era = self.store.writes_era()
+        return None if era is None else (era, self._foreign_writes)
+
+    @contextmanager
+    def _foreign_writing(self) -> Iterator[None]:
+        with self._writing():
+            self._foreign_writes += 1  # (before the write: the kept linker may look during it)
+            yield
 
     @contextmanager
     def _lent_syncer(
@@ -81,35 +94,33 @@ class GraphWriting:
         on_progress: Callable[[Progress], None] | None = None,
         settings: Settings | None = None,
     ) -> Iterator[Syncer]:
-        """A syncer with the linker this client keeps across its syncs, when no other sync of
-        the client has it: kept again after a sync that ended well and ran alone (a sync
-        beside it, by a linker of its own, wrote what this one's does not know)."""
+        """A syncer with the linker this client keeps across its syncs: one sync of the
+        client at a time (a second waits for the first); the linker is kept after a sync that
+        ended well (a failed one may have written what it did not note)."""
         from kgp.ingest.edges import SimilarityLinker
 
-        self._check_writer("a sync")  # (before the linker is lent)
+        self._check_writer("a sync")  # (before the lock)
+        settings = settings or self.settings
         with self._lending:
-            lend = not self._lent
-            self._lent |= lend
-            if not lend:
-                self._kept, self._kept_version = None, self._kept_version + 1
-            version = self._kept_version
-            linker = (self._kept if lend else None) or SimilarityLinker(
-                self.store, k=self.settings.knn_k
-            )
-        ended_well = False
-        try:
-            syncer = self._new_syncer(on_progress, settings or self.settings, linker)
-            yield syncer
-            ended_well = True
-        except RemovalRefusedError:
-            ended_well = True  # refused before anything was written
-            raise
-        finally:
-            if lend:
-                with self._lending:
-                    alone = ended_well and version == self._kept_version
-                    self._kept = syncer.linker if alone else None  # (a restart makes a new one)
-                    self._lent = False
+            if self._lent:  # a sync within one of this thread's (from a callback): as syncer()'s
+                yield self._new_syncer(on_progress, settings, None, guard=self._foreign_writing)
+                return
+            if self._kept is None:
+                self._kept = SimilarityLinker(self.store, k=self.settings.knn_k)
+                self._kept.memory.era = self._kept_era
+            syncer = self._new_syncer(on_progress, settings, self._kept)
+            self._lent = True
+            try:
+                yield syncer
+            except RemovalRefusedError:
+                raise  # refused before anything was written
+            except BaseException:
+                self._kept = None
+                raise
+            else:
+                self._kept = syncer.linker  # (a restart's new one, after a crash)
+            finally:
+                self._lent = False
 
     @contextmanager
     def _writing(self) -> Iterator[None]:

@@ -99,7 +99,7 @@ class SimilarityLinker:
         self.method = method
         self.depth = depth  # most candidates asked of the index per new passage
         self.weak_per_passage = float(WEAK_PER_PASSAGE)  # the floor's budget, tuned as it goes
-        self._seeded = False  # whether the budget was looked for in the graph yet
+        self._seeded = -1  # the sync (memory.syncs) that looked for the budget in the graph
         # vectors and neighbour lists kept between groups (up to cache_size passages each)
         self.memory = Memory(store, cache_size, k=k)
 
@@ -272,9 +272,9 @@ class SimilarityLinker:
         from the default, its first 8,200 passages spent 88 s past the first depth while the
         budget doubled up to 116). A small group (an added document) keeps the default: in a
         new process each weak passage's vector is fetched, which the tuned budget ignores."""
-        if self._seeded:
+        if self._seeded == self.memory.syncs:
             return
-        self._seeded = True
+        self._seeded = self.memory.syncs
         stored = self.store.knn_budget() if len(group.ids) >= TUNE_PASSAGES else None
         if stored is not None:
             low, high = BUDGET_RANGE

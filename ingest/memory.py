@@ -6,7 +6,7 @@ float as text)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from typing import cast
 
 import numpy as np
@@ -62,21 +62,31 @@ class Memory:
         # (degree, weakest) of passages none flagged: trusted only while the graph holds no
         # NEEDS_KNN flag, since a removal lowers a passage's weakest only through one
         self._links: dict[str, tuple[int, float | None]] = {}
-        self._era: int | None = None  # the store's writes_era when this was last looked at
+        # a number that stays the same while every write was this linker's own (None: cannot
+        # tell): the store's writes_era, and for a client's kept linker its other syncers' too
+        self.era: Callable[[], Hashable | None] = lambda: self.store.writes_era()
+        self._era: Hashable | None = None  # as it was when this last looked
+        self.syncs = 0  # syncs begun (the linker looks for its budget once in each)
 
     def begin(self) -> None:
-        """At a sync's start: keep what this holds only if no one else wrote since it last
-        looked (never where the store cannot tell)."""
-        era = self.store.writes_era()
-        if era is None or era != self._era:
+        """At a sync's start: keep what this holds only while it holds every passage (the
+        whole matrix) and no one else wrote since it last looked (never where that cannot be
+        told); otherwise start afresh, as a new process would, its index time included (so an
+        added document never loads the matrix)."""
+        self.syncs += 1
+        self.index_s = 0.0
+        era = self.era()
+        if era is None or era != self._era or not self.whole.known:
             self._drop()
             self._began = False  # (an empty graph starts the whole matrix again)
         self._era = era
 
     def _check_alone(self) -> None:
         """Within a sync, before a group: drop what this holds if another writer wrote since
-        (where the store cannot tell, the count and the flags are checked, as before)."""
-        era = self.store.writes_era()
+        (where that cannot be told, the count and the flags are checked, as before; a write of
+        another process between this check and the group's own write is not seen until the
+        next group: kgp does not lock a graph against two processes writing it at once)."""
+        era = self.era()
         if era is not None and era != self._era:
             self._drop()
             self._era = era

@@ -5,6 +5,7 @@ first write of another, even one that no count shows."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from kgp.errors import AccessDeniedError
 from kgp.ingest import prepare
 from kgp.stores.falkor import FalkorStore
-from kgp.stores.own_writes import OwnWrites, _one_step
+from kgp.stores.own_writes import OwnWrites, _stepped
 
 from tests.bench.scale_bench import StandInEncoder
 from tests.graphs import DIM, make_document
@@ -34,25 +35,36 @@ def extra_documents(into: Path, *, seed: int, documents: int) -> Path:
     return into
 
 
-def test_one_step_is_one_change_of_the_same_server_since_the_same_snapshot() -> None:
-    assert _one_step(("r", 5, 100), ("r", 5, 100))  # a write that changed nothing
-    assert _one_step(("r", 5, 100), ("r", 6, 100))
-    assert not _one_step(("r", 5, 100), ("r", 7, 100))  # another write meanwhile
-    assert not _one_step(("r", 5, 100), ("s", 6, 100))  # another server (a restart)
-    assert not _one_step(("r", 5, 100), ("r", 0, 200))  # a snapshot since
-    assert not _one_step(("r", 5, 100), None)  # the server did not answer
+def test_a_step_is_the_changes_a_write_made_on_the_same_server_since_the_same_snapshot() -> None:
+    assert _stepped(("r", 5, 100), ("r", 5, 100), 0)  # a write that changed nothing
+    assert _stepped(("r", 5, 100), ("r", 6, 100), 1)
+    assert not _stepped(("r", 5, 100), ("r", 6, 100), 0)  # another's, beside one of nothing
+    assert not _stepped(("r", 5, 100), ("r", 7, 100), 1)  # another write meanwhile
+    assert not _stepped(("r", 5, 100), ("s", 6, 100), 1)  # another server (a restart)
+    assert not _stepped(("r", 5, 100), ("r", 0, 200), 1)  # a snapshot since
+    assert not _stepped(("r", 5, 100), None, 1)  # the server did not answer
+    assert not _stepped(("r", 5, 100), ("r", 6, 100), None)  # a write that failed
+
+
+class Result:
+    """A write's statistics, as FalkorDB's result gives them."""
+
+    def __init__(self, changed: int) -> None:
+        self.nodes_created = changed
 
 
 def test_an_era_lasts_while_every_change_is_the_stores_own() -> None:
-    """A counter stands in for the server's: the era holds across the store's own writes and
-    moves at a change between them, one beside a write, or a count that cannot be read."""
+    """A counter stands in for the server's: the era holds across the store's own writes, as
+    many changes as each says it made, and moves at a change between them, one beside a write
+    (a write that changed nothing included), a failed write, or a count that cannot be read."""
     count: list[Any] = [("r", 0, 1)]
     own = OwnWrites(lambda: count[0])
 
-    def write(changes: int = 1) -> None:
-        with own.around():
+    def write(changes: int = 1, says: int | None = None) -> None:
+        with own.around() as made:
             run, seen, saved = count[0]
             count[0] = (run, seen + changes, saved)
+            made(Result(changes if says is None else says))
 
     era = own.now()
     write()
@@ -60,8 +72,13 @@ def test_an_era_lasts_while_every_change_is_the_stores_own() -> None:
     assert own.now() == era
     count[0] = ("r", 3, 1)  # another's write while none of the store's ran
     assert own.now() != era
+    for changes, says in ((2, 1), (1, 0)):  # another's write beside the store's own
+        era = own.now()
+        write(changes, says)
+        assert own.now() != era
     era = own.now()
-    write(2)  # another's write beside the store's own
+    with pytest.raises(RuntimeError), own.around():
+        raise RuntimeError("rejected")
     assert own.now() != era
     era = own.now()
     count[0] = None
@@ -80,6 +97,8 @@ def test_a_stores_era_moves_when_another_store_writes_and_only_then(data_dir: Pa
         mine.write_document(make_document("a.txt", 5, seed=1))
         mine.write_documents([make_document("b.txt", 5, seed=2), make_document("c.txt", 3)])
         mine.delete_document("c.txt")
+        mine.delete_document("never.txt")  # a write that changes nothing
+        mine.set_document_groups({"a.txt": ["hr"]})
         mine.list_documents()
         mine.checkpoint(force=True)
         assert mine.writes_era() == era
@@ -167,26 +186,45 @@ def test_a_syncer_of_its_own_ends_what_the_client_kept(
     assert stored == expected
 
 
-def test_the_kept_linker_goes_to_one_sync_at_a_time_and_only_after_one_alone(
+def test_the_kept_linker_goes_to_one_sync_at_a_time_and_is_kept_after_one_that_ended_well(
     tmp_path: Path,
 ) -> None:
-    """A sync of the client gets the kept linker, the next one gets it again; a sync beside
-    it gets one of its own and, having written what the kept one does not know, ends it, as a
-    sync that failed does; a caller who may not write gets none, and nothing stays lent."""
+    """The client's syncs take the kept linker one at a time (another thread's waits); a sync
+    within one (a callback's) gets one of its own, whose writes end what the kept one holds, as
+    a syncer() of its own does; a failed sync ends it; a caller who may not write gets none,
+    and nothing stays lent."""
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
         with kg._lent_syncer() as first:
             pass
+        order: list[str] = []
         with kg._lent_syncer() as again:
             assert again.linker is first.linker
-            with kg._lent_syncer() as beside:
-                assert beside.linker is not first.linker
-        with kg._lent_syncer() as after:
-            assert after.linker is not first.linker
+            waiting = threading.Thread(target=lambda: lend_and_say(kg, order))
+            waiting.start()
+            waiting.join(timeout=0.5)
+            order.append("first done")
+            with kg._lent_syncer() as within:
+                assert within.linker is not first.linker
+                era = kg._kept_era()
+                with within.guard():
+                    pass
+                assert kg._kept_era() != era  # a write of its own
+        waiting.join(timeout=30)
+        assert order == ["first done", "lent"]
+        era = kg._kept_era()
+        with kg.syncer().guard():
+            pass
+        assert kg._kept_era() != era
         with pytest.raises(RuntimeError), kg._lent_syncer():
             raise RuntimeError("stopped")
         with kg._lent_syncer() as fresh:
-            assert fresh.linker is not after.linker
+            assert fresh.linker is not first.linker
     with kgp.open(data_dir=tmp_path / "kb", groups="hr", loaded_encoder=StandInEncoder()) as kg:
         with pytest.raises(AccessDeniedError), kg._lent_syncer():
             pass
         assert not kg._lent
+
+
+def lend_and_say(kg: Any, order: list[str]) -> None:
+    with kg._lent_syncer():
+        order.append("lent")

@@ -185,8 +185,8 @@ class FalkorStore(GraphStore):
         """A schema write made while holding the data directory's lock: not through run(),
         whose failed write reloads the server, which takes the same lock (a deadlock)."""
         try:
-            with self._own.around():
-                self.graph.query(params_header(parameters) + cypher.load(self.dialect, name))
+            with self._own.around() as own:
+                own(self.graph.query(params_header(parameters) + cypher.load(self.dialect, name)))
         except redis.ResponseError as exc:
             raise StoreError(f"{self.describe()}: {what}: {exc}") from None
 
@@ -240,8 +240,10 @@ class FalkorStore(GraphStore):
         text = params_header(parameters) + query
         for attempt in (1, 2):
             try:
-                with self._watch.watching(), self._own.around() if write else nullcontext():
+                with self._watch.watching(), self._own.around() if write else nullcontext() as own:
                     result = self.graph.query(text) if write else self.graph.ro_query(text)
+                    if own is not None:
+                        own(result)  # (what it changed: OwnWrites)
                 break
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 if self._watch.killed_now():

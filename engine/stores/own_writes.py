@@ -6,9 +6,10 @@ writes: another process's sync may replace a document with one of as many passag
 count shows. The server counts the changes it made since its last snapshot
 (``rdb_changes_since_last_save``: one per write query that changed something, none for a read or
 a compaction of its log). Read before and after each of this store's writes, that count moves by
-at most one when the write was the only one meanwhile; any other move, a restart (another
-``run_id``) or a snapshot (another ``rdb_last_save_time``) starts a new era, and whoever kept
-something in the last one drops it."""
+exactly what the write itself says it changed (one if its statistics show a change, else none)
+when it was the only one meanwhile; any other move, a restart (another ``run_id``) or a
+snapshot (another ``rdb_last_save_time``) starts a new era, and whoever kept something in the
+last one drops it."""
 
 from __future__ import annotations
 
@@ -20,6 +21,19 @@ from typing import Any
 import redis
 
 Count = tuple[str, int, int]  # run_id, changes since the last snapshot, that snapshot's time
+# a write's statistics (FalkorDB's QueryResult): any of them above zero, and it changed the graph
+CHANGES = (
+    "nodes_created",
+    "nodes_deleted",
+    "relationships_created",
+    "relationships_deleted",
+    "properties_set",
+    "properties_removed",
+    "labels_added",
+    "labels_removed",
+    "indices_created",
+    "indices_deleted",
+)
 
 
 class OwnWrites:
@@ -33,15 +47,19 @@ class OwnWrites:
         self.era = 0
 
     @contextmanager
-    def around(self) -> Iterator[None]:
-        """Around one write query of this store."""
+    def around(self) -> Iterator[Callable[[Any], None]]:
+        """Around one write query of this store, which is to be given the write's result (a
+        write whose result is not given, a failed one, moves the era)."""
         with self._lock:
             before = self._read()
+            said: list[int] = []
             try:
-                yield
+                yield lambda result: said.append(changes_of(result))
             finally:
                 after = self._read()
-                if not (before is not None and before == self._seen and _one_step(before, after)):
+                step = said[0] if said else None
+                alone = before is not None and before == self._seen
+                if not (alone and _stepped(before, after, step)):
                     self.era += 1
                 self._seen = after
 
@@ -55,13 +73,20 @@ class OwnWrites:
             return self.era
 
 
-def _one_step(before: Count, after: Count | None) -> bool:
-    """Whether the server made at most one change between the two counts; pure."""
+def changes_of(result: Any) -> int:
+    """The changes a write query makes to the server's count: one if its statistics show any."""
+    return int(any(getattr(result, name, 0) for name in CHANGES))
+
+
+def _stepped(before: Count | None, after: Count | None, step: int | None) -> bool:
+    """Whether the server made exactly ``step`` changes between the two counts; pure."""
     return (
-        after is not None
+        before is not None
+        and after is not None
+        and step is not None
         and after[0] == before[0]
         and after[2] == before[2]
-        and 0 <= after[1] - before[1] <= 1
+        and after[1] - before[1] == step
     )
 
 
