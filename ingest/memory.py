@@ -43,10 +43,11 @@ class Memory:
 
     A client keeps one across its syncs (:class:`~kgp.client.KnowledgeGraph`), so that a
     long-lived process (``kgp serve``, ``kgp sync --watch``) links each added document by the
-    whole matrix: all of it holds only while every write the graph took since was this store's
-    own (:meth:`GraphStore.writes_era`: another process may replace a document by one of as
-    many passages, which no count shows), and is dropped at the first sign of another writer,
-    or at each sync's start where the store cannot tell."""
+    whole matrix. What it holds is kept into the next sync only while it is that matrix and
+    every write the graph took since was this linker's own (:meth:`GraphStore.writes_era`:
+    another process may replace a document by one of as many passages, which no count shows);
+    it is dropped at the first sign of another writer, and at each sync's start otherwise (the
+    store cannot tell, or the matrix is not held: per-sync caches, as a new process has)."""
 
     def __init__(self, store: GraphStore, size: int, *, k: int = 5) -> None:
         self.store = store

@@ -72,7 +72,7 @@ def test_an_era_lasts_while_every_change_is_the_stores_own() -> None:
     assert own.now() == era
     count[0] = ("r", 3, 1)  # another's write while none of the store's ran
     assert own.now() != era
-    for changes, says in ((2, 1), (1, 0)):  # another's write beside the store's own
+    for changes, says in ((2, 1), (1, 0)):  # another's write before or beside the store's own
         era = own.now()
         write(changes, says)
         assert own.now() != era

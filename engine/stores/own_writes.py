@@ -5,11 +5,12 @@ each passage's neighbour-list summary, :mod:`kgp.ingest.memory`) holds only whil
 writes: another process's sync may replace a document with one of as many passages, which no
 count shows. The server counts the changes it made since its last snapshot
 (``rdb_changes_since_last_save``: one per write query that changed something, none for a read or
-a compaction of its log). Read before and after each of this store's writes, that count moves by
-exactly what the write itself says it changed (one if its statistics show a change, else none)
-when it was the only one meanwhile; any other move, a restart (another ``run_id``) or a
-snapshot (another ``rdb_last_save_time``) starts a new era, and whoever kept something in the
-last one drops it."""
+a compaction of its log, and it never falls but at a snapshot). Read after each of this store's
+writes, it has moved since the store last read it by exactly what the write itself says it
+changed (one if its statistics show a change, else none) when no one else changed anything
+meanwhile; any other move, a restart (another ``run_id``) or a snapshot (another
+``rdb_last_save_time``) starts a new era, and whoever kept something in the last one drops
+it."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ class OwnWrites:
 
     def __init__(self, read: Callable[[], Count | None]) -> None:
         self._read = read
-        self._lock = threading.Lock()  # a write and its two reads, one at a time
+        self._lock = threading.Lock()  # a write and the read after it, one at a time
         self._seen: Count | None = None  # the count after this store's last write or look
         self.era = 0
 
@@ -51,15 +52,12 @@ class OwnWrites:
         """Around one write query of this store, which is to be given the write's result (a
         write whose result is not given, a failed one, moves the era)."""
         with self._lock:
-            before = self._read()
             said: list[int] = []
             try:
                 yield lambda result: said.append(changes_of(result))
             finally:
                 after = self._read()
-                step = said[0] if said else None
-                alone = before is not None and before == self._seen
-                if not (alone and _stepped(before, after, step)):
+                if not _stepped(self._seen, after, said[0] if said else None):
                     self.era += 1
                 self._seen = after
 
