@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 from collections.abc import Mapping, Sequence
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Self
 
@@ -27,6 +26,7 @@ from kgp.stores.falkor_indexes import (
     wait_for_indexes,
 )
 from kgp.stores.falkor_params import params_header, plain
+from kgp.stores.falkor_reply import Reads
 from kgp.stores.falkor_server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
 from kgp.stores.health import IndexHealth, built_with, sampled_recall, too_many_orphans
 from kgp.stores.maintenance import Row
@@ -68,6 +68,7 @@ class FalkorStore(GraphStore):
         self.vector_m = vector_m or health.VECTOR_M  # and its M (HNSW links per entry)
         self._db: FalkorDB | None = None
         self._graph: Graph | None = None
+        self._reads: Reads | None = None  # reads' own connections (RESP3)
         self._vectors_ready = True  # False while the vector index is built after a start
         # stops a server that holds a query unanswered without working (kgp.stores.stall)
         self._watch = StallWatch(self.server.server_pid, seconds=stall_seconds)
@@ -96,19 +97,10 @@ class FalkorStore(GraphStore):
             self.server.stop(before_shutdown=park)  # the last user sets indexes aside
         finally:
             self._watch.close()
-            if self._db is not None:
-                self._db.connection.close()
-            self._db = None
+            self._disconnect()
             self._graph = None
 
-    # -- indexes off the open path ----------------------------------------------------------
-    # FalkorDB 4.16 builds every index of a snapshot while it loads it, before it answers
-    # anything, and the HNSW vector index entry by entry (37 s at 50,000 passages). So the last
-    # user to stop the server leaves a snapshot without the vector index and without the indexes
-    # only writes use (WRITE_INDEXES); a start loads the graph without them and builds the vector
-    # index again in the background, answering meanwhile (searches exact until it is complete),
-    # and writes build the others again and wait for all (prepare_writes). A stop after nothing
-    # but that build takes it back out of the log instead (kgp.stores.falkor_log).
+    # -- indexes off the open path (why: kgp.stores.falkor_indexes) ------------------------
 
     def _park_indexes(self) -> bool:
         """Before the last user stops the server; True when the stop is to take the start's
@@ -230,20 +222,25 @@ class FalkorStore(GraphStore):
         except redis.ResponseError:
             return []  # no graph yet: nothing to index
 
+    def _opened(self) -> tuple[Graph, Reads]:
+        if self._graph is None or self._reads is None:
+            raise StoreUnavailableError(f"{self.describe()} is not open; call open() first")
+        return self._graph, self._reads
+
     @property
     def graph(self) -> Graph:
-        if self._graph is None:
-            raise StoreUnavailableError(f"{self.describe()} is not open; call open() first")
-        return self._graph
+        return self._opened()[0]
 
     def _execute(self, query: str, parameters: Mapping[str, Any], *, write: bool) -> list[Row]:
         text = params_header(parameters) + query
         for attempt in (1, 2):
             try:
-                with self._watch.watching(), self._own.around() if write else nullcontext() as own:
-                    result = self.graph.query(text) if write else self.graph.ro_query(text)
-                    if own is not None:
-                        own(result)  # (what it changed: OwnWrites)
+                if not write:  # (over RESP3: kgp.stores.falkor_reply)
+                    with self._watch.watching():
+                        return self._opened()[1].rows(text)
+                with self._watch.watching(), self._own.around() as own:
+                    result = self.graph.query(text)
+                    own(result)  # (what it changed: OwnWrites)
                 break
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 if self._watch.killed_now():
@@ -292,6 +289,7 @@ class FalkorStore(GraphStore):
         index being built, and writes wait for it in prepare_writes)."""
         self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
         self._graph = self._db.select_graph(self.graph_name)
+        self._reads = Reads(self.server.socket_path, self.graph_name)
         self._wait_for_indexes(vectors=vectors)
 
     def _wait_for_indexes(self, stall: float = INDEX_STALL_SECONDS, vectors: bool = True) -> None:
@@ -304,12 +302,17 @@ class FalkorStore(GraphStore):
         wait_for_indexes(polls.waited, what=what, stall=stall, notice=self.on_wait, busy=busy)
         self._vectors_ready = vectors or "Passage" not in polls.every()
 
+    def _disconnect(self) -> None:
+        for client in (self._db and self._db.connection, self._reads):
+            if client is not None:
+                client.close()
+        self._db, self._reads = None, None
+
     def _reload(self, *, crashed: bool = False) -> None:
         """Reload the graph from the append-only file, which never holds a failed query: after a
         failed write (its rollback is not trusted) or a stuck server's stop (server.reload), or
         start it again after a crash (server.revive: FalkorDB 4.16 crashes at times)."""
-        if self._db is not None:
-            self._db.connection.close()
+        self._disconnect()
         self.server.revive() if crashed else self.server.reload()
         self._connect()
 

@@ -1,6 +1,9 @@
 """Store benchmark: write 10,000 passages (384-dimension embeddings, ~130,000 relationships) into
 the embedded FalkorDB store, then expand the neighbours of 30 passages in one call per edge kind.
-A plain in-process baseline (dict adjacency, numpy) does the same work in the same run.
+A plain in-process baseline (dict adjacency, numpy) does the same work in the same run. Then read
+every passage's vector back as the k-NN linker does (``passage_embeddings``: kgp's reads over
+RESP3, kgp.stores.falkor_reply) against the same query read and parsed by the FalkorDB client
+over RESP2 (each float sent as a string), in the same run.
 
     python -m tests.bench.store_bench [--docs 100] [--passages 100]
 """
@@ -15,7 +18,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from kgp import cypher
 from kgp.stores import EdgeKind, FalkorStore
+from kgp.stores.falkor_params import params_header
 from kgp.stores.model import (
     DocumentGraph,
     DocumentRecord,
@@ -141,6 +146,9 @@ def main() -> None:
             found = store.neighbours(probes, tuple(EdgeKind), limit=50, max_df=50)
             timings.append(time.perf_counter() - started)
         expand_ms = 1000 * float(np.median(timings))
+        vectors_s, client_s = vector_reads(
+            store, [p["id"] for r in all_rows for p in r["passages"]]
+        )
 
     rows_written = passages + relationships
     print(f"{'':24}{'FalkorDB':>14}{'in-process':>14}{'ratio':>9}")
@@ -154,6 +162,32 @@ def main() -> None:
         f"{1000 * base_expand:>14.3f}{expand_ms / (1000 * base_expand):>9.1f}x"
     )
     print(f"neighbours found for 30 nodes (all kinds): {len(found)}")
+    print(
+        f"read {passages:,} vectors: {vectors_s:.2f} s over RESP3, {client_s:.2f} s by the "
+        f"FalkorDB client ({client_s / vectors_s:.1f}x)"
+    )
+
+
+def vector_reads(store: FalkorStore, ids: list[str], batch: int = 2_000) -> tuple[float, float]:
+    """Seconds to read every vector by kgp's reads, then by the FalkorDB client's (the median of
+    three rounds each, alternating), checking both give the same float32s."""
+    text = cypher.load("falkordb", "passage_embeddings")
+    ours, theirs = [], []
+    for _ in range(3):
+        started = time.perf_counter()
+        mine = {}
+        for at in range(0, len(ids), batch):
+            mine |= store.passage_embeddings(ids[at : at + batch])
+        ours.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        client = {}
+        for at in range(0, len(ids), batch):
+            header = params_header({"ids": ids[at : at + batch], "caller_reads_all": True})
+            client |= {row[0]: row[1] for row in store.graph.ro_query(header + text).result_set}
+        theirs.append(time.perf_counter() - started)
+        assert mine.keys() == client.keys() == set(ids)
+        assert all(np.array_equal(np.float32(mine[i]), np.float32(client[i])) for i in ids)
+    return float(np.median(ours)), float(np.median(theirs))
 
 
 if __name__ == "__main__":
