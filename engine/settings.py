@@ -113,6 +113,10 @@ class Settings(BaseSettings):
     keywords_per_passage: int = Field(default=5, ge=0, le=100)
     keyword_max_df: int = Field(default=50, ge=1)
     knn_k: int = Field(default=5, ge=0, le=100)
+    # kgp serve and kgp sync --watch read every passage's vector at their start, in the
+    # background, so that what they add is linked by the whole matrix (about 1.5 KB a passage
+    # in their memory; KnowledgeGraph.hold_vectors); KGP_HOLD_VECTORS=0 links by the index
+    hold_vectors: bool = True
     embed_batch: int = Field(default=64, ge=1, le=4096)
     max_file_mb: float = Field(default=20.0, gt=0)
     # a sync that would remove every document, or more than this share of 10 or more, is

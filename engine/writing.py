@@ -10,12 +10,13 @@ one client per store), and the client its own syncers' (:meth:`GraphWriting.sync
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kgp.errors import DocumentError, RemovalRefusedError
+from kgp.errors import DocumentError, KgpError, RemovalRefusedError
 from kgp.locks import ReadWriteLock
 from kgp.settings import Settings
 from kgp.stores import GraphStore
@@ -50,6 +51,7 @@ class GraphWriting:
         self._kept: SimilarityLinker | None = None
         self._lent = False  # whether a sync has it now
         self._foreign_writes = 0  # writes of syncers of their own (syncer())
+        self._lendings = 0  # syncs the kept linker was lent to
 
     def syncer(self, on_progress: Callable[[Progress], None] | None = None) -> Syncer:
         """A syncer of its own (its own k-NN linker), for as long as the caller keeps it: each
@@ -97,7 +99,6 @@ class GraphWriting:
         """A syncer with the linker this client keeps across its syncs: one sync of the
         client at a time (a second waits for the first); the linker is kept after a sync that
         ended well (a failed one may have written what it did not note)."""
-        from kgp.ingest.edges import SimilarityLinker
 
         self._check_writer("a sync")  # (before the lock)
         settings = settings or self.settings
@@ -105,11 +106,9 @@ class GraphWriting:
             if self._lent:  # a sync within one of this thread's (from a callback): as syncer()'s
                 yield self._new_syncer(on_progress, settings, None, guard=self._foreign_writing)
                 return
-            if self._kept is None:
-                self._kept = SimilarityLinker(self.store, k=self.settings.knn_k)
-                self._kept.memory.era = self._kept_era
-            syncer = self._new_syncer(on_progress, settings, self._kept)
+            syncer = self._new_syncer(on_progress, settings, self._kept_linker())
             self._lent = True
+            self._lendings += 1
             try:
                 yield syncer
             except RemovalRefusedError:
@@ -121,6 +120,80 @@ class GraphWriting:
                 self._kept = syncer.linker  # (a restart's new one, after a crash)
             finally:
                 self._lent = False
+
+    def _kept_linker(self) -> SimilarityLinker:
+        from kgp.ingest.edges import SimilarityLinker
+
+        if self._kept is None:
+            self._kept = SimilarityLinker(self.store, k=self.settings.knn_k)
+            self._kept.memory.era = self._kept_era
+        return self._kept
+
+    def hold_vectors(self, tries: int = 3) -> bool:
+        """Read every passage's vector into the k-NN linker this client keeps, so that what it
+        adds later is linked by their whole matrix, as by a client that synced the graph from
+        empty: for a long-lived process started on a graph it did not write (``kgp serve`` and
+        ``kgp sync --watch`` start this in the background; ``KGP_HOLD_VECTORS=false`` turns it
+        off). About 1.5 KB a passage, read at about 0.1 ms a passage beside questions and syncs
+        (which go by the vector index meanwhile); what was read is kept only if the graph took
+        no write since the read began, this client's own included (read again, up to ``tries``
+        times). True when the matrix is held; False where the store cannot tell another
+        process's writes (Neo4j), a NEEDS_KNN flag waits (a removal's refill), the graph is past
+        the matrix's limit, or writes kept coming."""
+        from kgp.access import ADMIN_CALLER
+        from kgp.ingest.memory import read_whole
+
+        for _ in range(tries):
+            with self._lending:  # (after a sync in flight)
+                if self._lent:
+                    return False  # (called within one of this thread's syncs)
+                kept = self._kept_linker()
+                if kept.memory.whole.known:
+                    return True
+                began = (self._kept_era(), self._lendings)
+                with self.store.reading_as(ADMIN_CALLER):
+                    if began[0] is None or self.store.knn_flags():
+                        return False
+            with self.store.reading_as(ADMIN_CALLER):
+                whole, links = read_whole(self.store, kept.k)
+            with self._lending:
+                if not whole.known:
+                    return False  # past the limit
+                if self._kept is kept and (self._kept_era(), self._lendings) == began:
+                    kept.memory.adopt(whole, links, began[0])
+                    return True
+        return False
+
+    def holding_vectors(self, say: Callable[[str], None]) -> threading.Thread | None:
+        """:meth:`hold_vectors` in a thread of its own (a daemon), unless the settings say not
+        to (``hold_vectors``), saying in one line how it went (for ``kgp serve`` and ``kgp sync
+        --watch``)."""
+        if not self.settings.hold_vectors:
+            return None
+
+        def hold() -> None:
+            began = time.perf_counter()
+            try:
+                held = self.hold_vectors()
+            except KgpError as exc:  # (closed meanwhile, or its server lost)
+                say(f"every passage's vector not held ({exc}); adds link by the vector index")
+                return
+            kept = self._kept
+            if held and kept is not None and kept.memory.whole.known:
+                say(
+                    f"holding every passage's vector ({kept.memory.whole.count:,}, read in "
+                    f"{time.perf_counter() - began:.1f} s): adds link by their matrix"
+                )
+            else:
+                say(
+                    "every passage's vector not held (another process writes, a removal's "
+                    "refill waits, the graph is past the matrix's limit, or the store cannot "
+                    "tell other writers): adds link by the vector index"
+                )
+
+        thread = threading.Thread(target=hold, name="kgp-hold-vectors", daemon=True)
+        thread.start()
+        return thread
 
     @contextmanager
     def _writing(self) -> Iterator[None]:

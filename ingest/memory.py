@@ -18,7 +18,7 @@ from kgp.stores.search import TIE
 
 Link = tuple[int, float | None, bool]  # degree, weakest score, flagged for a refill
 LOAD_SECONDS = 6e-4  # to read one passage's vector and list into the whole matrix (a vector
-# costs about 0.45 ms: FalkorDB sends each float as text)
+# cost about 0.45 ms when the client parsed each float from text; measured again below)
 REACH_NEW = 128  # new passages, at most, in a group whose reads the store narrows: which weak
 # passages' vectors are worth reading (it compares every pair: about 2.5 us each at 10k passages,
 # a vector read 0.3 ms) and which links (a larger group keeps every list it reads for the next)
@@ -34,6 +34,25 @@ def reach(
     if new > REACH_NEW:
         return None
     return {pid: max(sims.values()) for pid, sims in near.items() if pid not in weak}
+
+
+def read_whole(
+    store: GraphStore, k: int, batch: int = 10_000
+) -> tuple[Whole, dict[str, tuple[int, float | None]]]:
+    """Every passage's vector, as a whole matrix (``known`` unless the graph holds more than its
+    limit), and the degree and weakest score of its neighbour list; read while no NEEDS_KNN
+    flag waits (the lists are read as they stand)."""
+    whole, links = Whole(k), {}
+    whole.start()
+    ids = store.passage_ids()
+    for start in range(0, len(ids), batch):
+        vectors = store.passage_embeddings(ids[start : start + batch])
+        present = list(vectors)
+        if present:
+            whole.add(present, np.asarray([vectors[pid] for pid in present], dtype=np.float32))
+        for pid, (degree, weakest, _) in store.weakest_links(present, flags=False).items():
+            links[pid] = (degree, weakest)
+    return whole, links
 
 
 class Memory:
@@ -209,19 +228,26 @@ class Memory:
 
     def load_whole(self, batch: int = 10_000) -> None:
         """Read every passage's vector and neighbour list into the whole matrix (for a long
-        sync on a graph this process did not write: about 0.5 ms a passage, each vector sent
-        as text). The linker checks the count afterwards, as before every group."""
-        ids = self.store.passage_ids()
-        self.whole.start()
-        for start in range(0, len(ids), batch):
-            vectors = self.store.passage_embeddings(ids[start : start + batch])
-            present = list(vectors)
-            if present:
-                matrix = np.asarray([vectors[pid] for pid in present], dtype=np.float32)
-                self.whole.add(present, matrix)
-            # (by_whole() loads only while no flag waits)
-            for pid, (degree, weakest, _) in self.store.weakest_links(present, flags=False).items():
-                self._note(pid, degree, weakest)
+        sync on a graph this process did not write: about 0.1 ms a passage, each vector's
+        doubles formatted by the server). The linker checks the count afterwards, as before
+        every group."""
+        self.adopt(*read_whole(self.store, self.k, batch))
+
+    def adopt(
+        self,
+        whole: Whole,
+        links: Mapping[str, tuple[int, float | None]],
+        era: Hashable | None = None,
+    ) -> None:
+        """Hold what :func:`read_whole` read (``era``: the graph's era while it read, and no one
+        wrote; the caller checked): later groups, and with an era later syncs, link by it, as
+        if this memory had written every passage."""
+        self._drop()
+        self.whole, self._began = whole, whole.count > 0  # (an empty graph: as a first sync)
+        if era is not None:
+            self._era = era
+        for pid, (degree, weakest) in links.items():
+            self._note(pid, degree, weakest)
 
     # -- neighbour lists ---------------------------------------------------------------------
 

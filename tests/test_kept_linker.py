@@ -228,3 +228,94 @@ def test_the_kept_linker_goes_to_one_sync_at_a_time_and_is_kept_after_one_that_e
 def lend_and_say(kg: Any, order: list[str]) -> None:
     with kg._lent_syncer():
         order.append("lent")
+
+
+def test_a_client_on_a_graph_it_did_not_write_holds_every_vector_and_links_by_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int]
+) -> None:
+    """A long-lived process started on a graph another process wrote (``kgp serve``, ``kgp
+    sync --watch``) reads every vector (``hold_vectors``): its adds, removals and changes then
+    link by the whole matrix, and every passage ends with exactly its k nearest."""
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
+    folder = random_documents(tmp_path / "docs", seed=12, documents=9, sentences=6)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as writer:
+        writer.sync(folder)
+    scanned.clear()
+    extra = extra_documents(folder, seed=13, documents=3)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        passages = kg.stats().labels["Passage"]
+        assert kg.hold_vectors()
+        assert kg._kept is not None and kg._kept.memory.whole.count == passages
+        assert kg.hold_vectors()  # (held already: nothing read again)
+        kg.add(extra / "e00.md", root=extra)
+        assert scanned == [6]
+        (folder / "d02.md").unlink()
+        (folder / "d06.md").write_text("Another text of w1 w2 w3 item 6. And w7 w8 item 6.")
+        report = kg.sync(folder)
+        assert report.removed == ["d02.md"] and report.refilled
+        assert len(scanned) == 2  # the added, then the changed after the refill
+        stored, expected = lists_and_exact(kg)
+        assert len(stored) == kg.stats().labels["Passage"]
+    assert stored == expected
+
+
+def test_what_was_read_while_the_graph_took_a_write_is_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int]
+) -> None:
+    """Another process's write (or this client's own sync) while the vectors are read: that
+    read is not kept; the next try is, and what it holds is exact; with one try, none is held
+    and adds go by the index. A store that cannot tell other writers, or a refill that waits,
+    holds none."""
+    from kgp.ingest import memory
+
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
+    folder = random_documents(tmp_path / "docs", seed=14, documents=6, sentences=6)
+    extra = extra_documents(tmp_path / "extra", seed=15, documents=3)
+    read = memory.read_whole
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as writer:
+        writer.sync(folder)
+        with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+            written = iter(["e00.md", "e01.md"])
+
+            def read_then_another_writes(*args: Any, **kwargs: Any) -> Any:
+                found = read(*args, **kwargs)
+                name = next(written, None)
+                if name is not None:
+                    writer.add(extra / name, root=extra)
+                return found
+
+            monkeypatch.setattr(memory, "read_whole", read_then_another_writes)
+            assert not kg.hold_vectors(tries=1)
+            assert kg._kept is not None and not kg._kept.memory.whole.known
+            assert kg.hold_vectors(tries=2)  # (the second try read after e01.md)
+            assert kg._kept.memory.whole.count == kg.stats().labels["Passage"]
+            scanned.clear()
+            kg.add(extra / "e02.md", root=extra)
+            assert scanned == [6]
+            stored, expected = lists_and_exact(kg)
+            assert stored == expected
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        monkeypatch.setattr(kg.store, "knn_flags", lambda: 1)
+        assert not kg.hold_vectors()
+        monkeypatch.setattr(kg.store, "knn_flags", lambda: 0)
+        monkeypatch.setattr(kg.store, "writes_era", lambda: None)  # as Neo4j's
+        assert not kg.hold_vectors()
+
+
+def test_a_long_lived_process_says_whether_it_holds_the_vectors(tmp_path: Path) -> None:
+    """``holding_vectors`` (what kgp serve and kgp sync --watch start) reads in the background
+    and says so in one line; the setting turns it off."""
+    folder = random_documents(tmp_path / "docs", seed=16, documents=4, sentences=6)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as writer:
+        writer.sync(folder)
+    said: list[str] = []
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        thread = kg.holding_vectors(said.append)
+        assert thread is not None
+        thread.join(timeout=60)
+        passages = kg.stats().labels["Passage"]
+    assert len(said) == 1 and said[0].startswith(f"holding every passage's vector ({passages:,}")
+    with kgp.open(
+        data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder(), hold_vectors=False
+    ) as kg:
+        assert kg.holding_vectors(said.append) is None

@@ -202,6 +202,7 @@ class SyncMachine(RuleBasedStateMachine):
     steps = 0  # invariant checks: one after each rule (and one at the start)
     crashes = 0  # syncs that went on after their server crashed
     kept_scans = 0  # groups the client linked by the matrix it kept from an earlier sync
+    held = 0  # reads of every vector the client kept (hold_vectors), of a graph with passages
     current: SyncMachine | None = None
 
     def __init__(self) -> None:
@@ -351,6 +352,29 @@ class SyncMachine(RuleBasedStateMachine):
         assert all("crashed by signal: 11" in r for r in report.restarts)
         SyncMachine.crashes += len(report.restarts)
 
+    @rule(meanwhile=st.sampled_from([None, *NAMES]))
+    def hold_vectors(self, meanwhile: str | None) -> None:
+        """The client reads every vector, as a long-lived process started on the graph does
+        (kgp serve, kgp sync --watch); with ``meanwhile``, another process writes that file and
+        syncs while it reads (that read is not kept; a second may be)."""
+        read = memory.read_whole
+
+        def read_as_another_writes(*args: Any, **kwargs: Any) -> Any:
+            found = read(*args, **kwargs)
+            if meanwhile is not None and memory.read_whole is not read:
+                memory.read_whole = read  # (once)
+                self._write(meanwhile, f"Written beside the read of every vector {self.steps}.")
+                self.sync(False, "other")
+            return found
+
+        memory.read_whole = read_as_another_writes
+        try:
+            held = self.kg.hold_vectors(tries=2)
+        finally:
+            memory.read_whole = read
+        kept = self.kg._kept
+        SyncMachine.held += held and kept is not None and kept.memory.whole.count > 0
+
     @rule()
     def rebuild_vector_index(self) -> None:
         self.store.rebuild_vector_index()
@@ -392,7 +416,7 @@ def test_any_sequence_equals_a_clean_sync(
     monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 2)
     SyncMachine.server = server
     SyncMachine.root = tmp_path_factory.mktemp("folders")
-    SyncMachine.steps = SyncMachine.crashes = SyncMachine.kept_scans = 0
+    SyncMachine.steps = SyncMachine.crashes = SyncMachine.kept_scans = SyncMachine.held = 0
     scan = Whole.scan
 
     def counted(whole: Whole, queries: Any, skip_docs: Any = ()) -> Any:
@@ -414,7 +438,9 @@ def test_any_sequence_equals_a_clean_sync(
     )
     print(
         f"{SyncMachine.steps} steps, {SyncMachine.crashes} syncs through a crash, "
-        f"{SyncMachine.kept_scans} groups linked by a matrix kept from an earlier sync"
+        f"{SyncMachine.kept_scans} groups linked by a matrix kept from an earlier sync, "
+        f"{SyncMachine.held} reads of every vector held"
     )
     assert SyncMachine.steps >= 200, f"only {SyncMachine.steps} steps ran"
     assert SyncMachine.kept_scans, "the client never linked by a matrix it kept"
+    assert SyncMachine.held, "the client never held a read of every vector"

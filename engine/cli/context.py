@@ -31,6 +31,11 @@ class Context:
     def _waiting(self, news: str) -> None:
         err.print(f"kgp: {news}", highlight=False, markup=False)
 
+    def say(self, news: str) -> None:
+        """One line of news on stderr (``kgp: ...``), unless ``--quiet``."""
+        if not self.quiet:
+            self._waiting(news)
+
     def open_with(self, **overrides: Any) -> KnowledgeGraph:
         """A graph of the global options plus ``overrides`` (eval and train build several)."""
         return open_graph(**{**self.overrides, **overrides})

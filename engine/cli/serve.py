@@ -55,6 +55,7 @@ def serve(
             )
         kg = state.open(settings.model_copy(update={"groups": ("*",)}))
         kg.encoder.load()
+        kg.holding_vectors(state.say)
     except KgpError as exc:
         raise fail(str(exc)) from None
     if loaded is None:
