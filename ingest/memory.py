@@ -1,8 +1,8 @@
 """What the k-NN linker (:mod:`kgp.ingest.edges`) keeps of the graph between groups of a sync:
 passages' vectors and their neighbour lists' degree and weakest score. In a long sync the older
 passages checked against new ones are anywhere in the graph and the same weak ones come back group
-after group: reading one back costs a query row, and a vector about 0.45 ms (FalkorDB sends each
-float as text)."""
+after group: reading one back costs a query row, and a vector about 0.1-0.2 ms (the server
+formats each of its floats as text)."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from kgp.stores.model import SimilarEdge, passage_document
 from kgp.stores.search import TIE
 
 Link = tuple[int, float | None, bool]  # degree, weakest score, flagged for a refill
-LOAD_SECONDS = 6e-4  # to read one passage's vector and list into the whole matrix (a vector
-# cost about 0.45 ms when the client parsed each float from text; measured again below)
+LOAD_SECONDS = 2e-4  # to read one passage's vector and list into the whole matrix: 0.13 ms
+# measured alone at 10k, 0.29 ms at 100k beside two other runs (0.6 ms when the FalkorDB client
+# parsed each float from text, before kgp.stores.falkor_reply)
 REACH_NEW = 128  # new passages, at most, in a group whose reads the store narrows: which weak
 # passages' vectors are worth reading (it compares every pair: about 2.5 us each at 10k passages,
-# a vector read 0.3 ms) and which links (a larger group keeps every list it reads for the next)
+# a vector read 0.1-0.2 ms) and which links (a larger group keeps every list it reads for the next)
 
 
 def reach(
@@ -50,6 +51,8 @@ def read_whole(
         present = list(vectors)
         if present:
             whole.add(present, np.asarray([vectors[pid] for pid in present], dtype=np.float32))
+        if not whole.known:
+            break  # past the limit: no matrix
         for pid, (degree, weakest, _) in store.weakest_links(present, flags=False).items():
             links[pid] = (degree, weakest)
     return whole, links

@@ -13,6 +13,7 @@ import kgp
 import pytest
 from kgp.errors import AccessDeniedError
 from kgp.ingest import prepare
+from kgp.ingest.whole import Whole
 from kgp.stores.falkor import FalkorStore
 from kgp.stores.own_writes import OwnWrites, _stepped
 
@@ -264,8 +265,8 @@ def test_what_was_read_while_the_graph_took_a_write_is_not_held(
 ) -> None:
     """Another process's write (or this client's own sync) while the vectors are read: that
     read is not kept; the next try is, and what it holds is exact; with one try, none is held
-    and adds go by the index. A store that cannot tell other writers, or a refill that waits,
-    holds none."""
+    and adds go by the index. A store that cannot tell other writers, a refill that waits, or a
+    graph past the matrix's limit holds none."""
     from kgp.ingest import memory
 
     monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
@@ -299,6 +300,9 @@ def test_what_was_read_while_the_graph_took_a_write_is_not_held(
         assert not kg.hold_vectors()
         monkeypatch.setattr(kg.store, "knn_flags", lambda: 0)
         monkeypatch.setattr(kg.store, "writes_era", lambda: None)  # as Neo4j's
+        assert not kg.hold_vectors()
+        monkeypatch.undo()
+        monkeypatch.setattr(memory, "Whole", lambda k: Whole(k, limit=10))  # past its limit
         assert not kg.hold_vectors()
 
 

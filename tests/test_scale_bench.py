@@ -58,7 +58,8 @@ def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
     without syncing the rest: its ledger is left as the runs that wrote it left it, and so is
     the write rate it reports; with no graph there, it says so. A measurement removes what it
     added, with the add in a new session (cold_add_s) or without (--no-cold-add), and in the
-    session that synced it (kept_add_s), which one measured as it stands has none of."""
+    session that synced it (kept_add_s), which one measured as it stands has none of, and by
+    the reopened session's read of every vector (hold_s, held_add_s), which both have."""
     with pytest.raises(SystemExit, match="no graph left"):
         measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5, as_it_stands=True)
     first = measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5)
@@ -69,6 +70,7 @@ def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
     )
     assert first["cold_add_s"] > 0 and again["cold_add_s"] is None  # --no-cold-add
     assert first["kept_add_s"] > 0 and again["kept_add_s"] is None  # no sync: no matrix kept
+    assert all(run[key] > 0 for run in (first, again) for key in ("hold_s", "held_add_s"))
     assert json.loads((tmp_path / "kb-100.sync.json").read_text()) == ledger
     assert again["write_rows_per_s"] == round(ledger["passages"] / ledger["seconds"], 1)
     assert again["passages"] == first["passages"]
@@ -88,7 +90,7 @@ def test_reopen_only_times_each_start_and_writes_nothing(tmp_path: Path) -> None
     with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
         before = kg.stats()
     timed = reopen_times(100, tmp_path, StandInEncoder(), 5, 2)
-    assert len(timed["reopen_runs"]) == 2 and timed["reopen_s"] > 0
+    assert len(timed["reopen_runs"]) == 2 and timed["reopen_s"] > 0 and timed["hold_s"] > 0
     with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
         assert kg.stats() == before
 

@@ -32,8 +32,11 @@ texts, ``add_runs_s``; each run's store queries are printed, the slowest first) 
 again and waited for, then the add; null with ``--no-cold-add``) and ``kept_add_s`` (the same
 add in the session that synced the graph, whose client keeps every vector across its syncs and
 links by their matrix, as a long-lived ``kgp sync --watch`` or ``kgp serve`` does; null where
-the sync kept none: ``--as-it-stands``, or a resumed sync that never read every vector). A
-measurement removes what it added. The last line is one JSON object keyed by size.
+the sync kept none: ``--as-it-stands``, or a resumed sync that never read every vector), and
+``hold_s`` and ``held_add_s`` (in the reopened session, which did not write the graph: the read
+of every vector that ``kgp serve`` and ``kgp sync --watch`` start, ``hold_vectors``, then the
+same add by the matrix it read). A measurement removes what it added. The last line is one
+JSON object keyed by size.
 
 With ``KGP_STORE=neo4j`` (and ``KGP_NEO4J_URI``, ``KGP_NEO4J_PASSWORD``, ``KGP_NEO4J_DATABASE``)
 the same runs against a Neo4j server or cluster. Its graph outlives ``--work-dir``, so each size
@@ -367,7 +370,8 @@ def measure(
             writer.sentences(50, writer.topic(7))
         adds = timed_adds(size, kg, writer, added / ADDED)
         add_s = statistics.median(adds)
-        say(size, f"add {add_s:.2f} s" + ("; next, the add in a new session" if cold_add else ""))
+        say(size, f"add {add_s:.2f} s")
+        hold_s, held_add_s = held_adds(size, kg, writer, added / ADDED)
         kg.remove(ADDED)  # the graph is left as it was found
     cold_add_s: float | None = None
     if cold_add:  # the same add as ``kgp add`` makes it in a new process: the start, then the
@@ -389,6 +393,8 @@ def measure(
         "add_runs_s": [round(seconds, 2) for seconds in adds],
         "cold_add_s": None if cold_add_s is None else round(cold_add_s, 2),
         "kept_add_s": None if kept_add_s is None else round(kept_add_s, 2),
+        "hold_s": None if hold_s is None else round(hold_s, 2),
+        "held_add_s": None if held_add_s is None else round(held_add_s, 2),
         "store_mb": round(store_mb, 1),
         "kb_per_passage": round(1024 * store_mb / max(passages, 1), 2),
         "recall_at_10": round(recall, 3),
@@ -414,6 +420,23 @@ def kept_adds(size: int, kg: Any, writer: UnigramWriter, folder: Path) -> float 
         raise SystemExit(f"{size}: the kept matrix was dropped during the adds")
     say(size, f"kept add {statistics.median(adds):.2f} s (by the matrix of every vector)")
     return statistics.median(adds)
+
+
+def held_adds(
+    size: int, kg: Any, writer: UnigramWriter, path: Path
+) -> tuple[float | None, float | None]:
+    """In a session that did not write the graph: the read of every vector (``hold_vectors``,
+    as ``kgp serve`` and ``kgp sync --watch`` start it), then the add (median of ADDS) by the
+    matrix it holds; Nones where it held none."""
+    began = time.perf_counter()
+    if not kg.hold_vectors():
+        say(size, "every vector read, but not held: no held add")
+        return None, None
+    hold_s = time.perf_counter() - began
+    say(size, f"every vector held in {hold_s:.2f} s")
+    adds = timed_adds(size, kg, writer, path)
+    say(size, f"held add {statistics.median(adds):.2f} s (by the matrix it read)")
+    return hold_s, statistics.median(adds)
 
 
 def write_added(writer: UnigramWriter, path: Path) -> None:
@@ -445,20 +468,28 @@ def timed_adds(size: int, kg: Any, writer: UnigramWriter, path: Path) -> list[fl
 def reopen_times(size: int, work: Path, encoder: Encoder, count: int, runs: int) -> dict:
     """Only the reopen to the first answer of a graph an earlier run left, ``runs`` times (a
     start's time varies by seconds here; each close of a start that wrote nothing else takes its
-    index build back, so every run loads the same snapshot)."""
+    index build back, so every run loads the same snapshot); in the last, then the read of every
+    vector that ``kgp serve`` starts (``hold_s``, beside the vector index's build)."""
     folder, data_dir = work / f"docs-{size}", work / f"kb-{size}"
     if not data_dir.is_dir():
         raise SystemExit(f"{size}: no graph in {data_dir} to reopen; build it first")
     question = questions_from(sentences_in(folder), count)[0]
-    times = []
-    for _ in range(runs):
+    times: list[float] = []
+    hold_s: float | None = None
+    for run in range(runs):
         started = time.perf_counter()
         with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
             kg.retrieve(question, 30)
             times.append(time.perf_counter() - started)
-        say(size, f"reopened, first answer in {times[-1]:.2f} s")
+            say(size, f"reopened, first answer in {times[-1]:.2f} s")
+            if run == runs - 1:  # the read kgp serve starts (beside the index's build)
+                began = time.perf_counter()
+                held = kg.hold_vectors()
+                hold_s = time.perf_counter() - began if held else None
+                say(size, f"every vector read in {time.perf_counter() - began:.2f} s, held {held}")
     runs_s = [round(t, 2) for t in times]
-    return {"reopen_s": round(statistics.median(times), 2), "reopen_runs": runs_s}
+    hold = None if hold_s is None else round(hold_s, 2)
+    return {"reopen_s": round(statistics.median(times), 2), "reopen_runs": runs_s, "hold_s": hold}
 
 
 def caller_times(size: int, work: Path, encoder: Encoder, count: int) -> dict:
@@ -585,7 +616,8 @@ def main() -> None:
             f"{sizes[0]} graph), p95 {row['p95_ms']} ms, {row['write_rows_per_s']} passages/s, "
             f"reopen {row['reopen_s']} s (index complete {row['index_ready_s']} s), "
             f"add {row['add_s']} s ({cold_add_said(row['cold_add_s'])}; by the session that "
-            f"synced it, {row['kept_add_s']} s), "
+            f"synced it, {row['kept_add_s']} s; by a new session's read of every vector, "
+            f"{row['held_add_s']} s after a {row['hold_s']} s read), "
             f"store {row['store_mb']} MB "
             f"({row['kb_per_passage']} KB/passage), recall@10 {row['recall_at_10']}",
             flush=True,
