@@ -86,6 +86,7 @@ class KnowledgeGraph(GraphWriting, Closing):
             )
 
     def close(self) -> None:
+        self._closing.set()  # (a read of every vector in the background ends quietly)
         self.store.close()
 
     def retriever(

@@ -52,6 +52,7 @@ class GraphWriting:
         self._lent = False  # whether a sync has it now
         self._foreign_writes = 0  # writes of syncers of their own (syncer())
         self._lendings = 0  # syncs the kept linker was lent to
+        self._closing = threading.Event()  # set by close()
 
     def syncer(self, on_progress: Callable[[Progress], None] | None = None) -> Syncer:
         """A syncer of its own (its own k-NN linker), for as long as the caller keeps it: each
@@ -176,7 +177,8 @@ class GraphWriting:
             try:
                 held = self.hold_vectors()
             except KgpError as exc:  # (closed meanwhile, or its server lost)
-                say(f"every passage's vector not held ({exc}); adds link by the vector index")
+                if not self._closing.is_set():
+                    say(f"every passage's vector not held ({exc}); adds link by the vector index")
                 return
             kept = self._kept
             if held and kept is not None and kept.memory.whole.known:

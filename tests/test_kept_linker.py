@@ -306,9 +306,12 @@ def test_what_was_read_while_the_graph_took_a_write_is_not_held(
         assert not kg.hold_vectors()
 
 
-def test_a_long_lived_process_says_whether_it_holds_the_vectors(tmp_path: Path) -> None:
+def test_a_long_lived_process_says_whether_it_holds_the_vectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``holding_vectors`` (what kgp serve and kgp sync --watch start) reads in the background
-    and says so in one line; the setting turns it off."""
+    and says so in one line; the setting turns it off; a close during the read ends it
+    quietly."""
     folder = random_documents(tmp_path / "docs", seed=16, documents=4, sentences=6)
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as writer:
         writer.sync(folder)
@@ -323,3 +326,13 @@ def test_a_long_lived_process_says_whether_it_holds_the_vectors(tmp_path: Path) 
         data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder(), hold_vectors=False
     ) as kg:
         assert kg.holding_vectors(said.append) is None
+    from kgp.ingest import memory  # a close during the read: it ends, and says nothing
+
+    read, closed = memory.read_whole, threading.Event()
+    monkeypatch.setattr(memory, "read_whole", lambda *a, **k: closed.wait(30) and read(*a, **k))
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        thread = kg.holding_vectors(said.append)
+    closed.set()
+    assert thread is not None
+    thread.join(timeout=60)
+    assert not thread.is_alive() and len(said) == 1
