@@ -12,11 +12,19 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kgp.errors import DocumentError, KgpError, RemovalRefusedError
+from kgp.errors import (
+    AccessDeniedError,
+    DocumentError,
+    KgpError,
+    RemovalRefusedError,
+    StoreError,
+    StoreRestartedError,
+    StoreUnavailableError,
+)
 from kgp.locks import ReadWriteLock
 from kgp.settings import Settings
 from kgp.stores import GraphStore
@@ -27,6 +35,10 @@ if TYPE_CHECKING:
     from kgp.ingest.report import Progress, SyncReport
     from kgp.ingest.sources import Candidate
     from kgp.ingest.sync import Syncer
+
+
+RETRY_FIRST_S = 2.0  # a watch's pause after a sync failed for the store's sake, doubled each
+RETRY_MAX_S = 300.0  # failure in a row up to this
 
 
 class GraphWriting:
@@ -235,7 +247,7 @@ class GraphWriting:
     def watch(
         self,
         folder: str | Path,
-        on_report: Callable[[SyncReport | RemovalRefusedError], None],
+        on_report: Callable[[SyncReport | KgpError], None],
         *,
         changes: Iterable[object] | None = None,
         allow_removal: bool = False,
@@ -243,9 +255,14 @@ class GraphWriting:
     ) -> None:
         """Keep the graph equal to ``folder``: sync after each burst of file changes (debounced) and
         every few seconds, for a missed event (an unchanged folder is only hashed). ``on_report``
-        gets each sync that moved something and each refusal for removing too much (the folder may
-        come back: watching goes on). Returns when ``stop`` is set or ``changes`` (default: the
-        folder's file events) ends; a signal's exception raises ``KeyboardInterrupt``."""
+        gets each sync that moved something, each refusal for removing too much (the folder may
+        come back: watching goes on), and each sync that failed for the store's sake (its server
+        lost, a full disk: :class:`~kgp.errors.StoreUnavailableError`, :class:`~kgp.errors.
+        StoreError`), after which watching goes on, the next try waiting RETRY_FIRST_S, then
+        twice as long each failure in a row, up to RETRY_MAX_S (what the failed sync wrote is
+        whole or absent; the next one finishes it). Any other error ends the watch. Returns when
+        ``stop`` is set or ``changes`` (default: the folder's file events) ends; a signal's
+        exception raises ``KeyboardInterrupt``."""
         if changes is None:
             from watchfiles import watch as file_events
 
@@ -258,16 +275,42 @@ class GraphWriting:
                 raise_interrupt=True,  # else watchfiles ends the watch as if stopped
                 stop_event=stop,
             )
+        pause = stop or threading.Event()  # (waited on between failed tries)
+        delay = 0.0
         for batch in changes:
             try:
                 report = self.sync(folder, allow_removal=allow_removal)
             except RemovalRefusedError as refused:
                 on_report(refused)
                 continue
+            except (StoreUnavailableError, StoreError) as failed:
+                if isinstance(failed, AccessDeniedError):
+                    raise
+                on_report(failed)
+                delay = min(RETRY_MAX_S, 2 * delay) if delay else RETRY_FIRST_S
+                if pause.wait(delay):
+                    return
+                lost = isinstance(failed, StoreUnavailableError)
+                if lost and not isinstance(failed, StoreRestartedError):
+                    self._reconnect(on_report)  # (its server gone: start it again)
+                continue
+            delay = 0.0
             if batch or report.added or report.changed or report.removed:
                 on_report(report)
             if stop is not None and stop.is_set():
                 return
+
+    def _reconnect(self, on_report: Callable[[SyncReport | KgpError], None]) -> None:
+        """Close the store and open it again (the embedded one starts its server again from
+        its log, every acknowledged write in it); a failure is reported, for the next try."""
+        with suppress(KgpError):  # (a lost server has nothing left to close)
+            self.store.close()
+        try:
+            self.store.open()
+        except KgpError as failed:
+            on_report(failed)
+        finally:
+            self._changed()
 
     def sync_corpus(
         self, path: str | Path, *, prefix: str | None = None, allow_removal: bool = False

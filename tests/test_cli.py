@@ -290,3 +290,20 @@ def test_retrieve_prints_passages_and_paths(tmp_path: Path, data_dir: Path) -> N
         empty.returncode == 1
         and empty.stderr.strip() == "kgp: error: the question is empty; ask something"
     )
+
+
+def test_a_watched_sync_that_failed_is_one_line_and_watching_goes_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """kgp sync --watch shows a sync the store failed as one warning line on stderr (or one
+    JSON object with --json), saying that it watches on."""
+    from kgp.cli.sync import _show
+    from kgp.errors import StoreError
+    from rich.console import Console
+
+    failed = StoreError("FalkorDB rejected a write (no space); nothing of it was kept")
+    _show(failed, as_json=True, out=Console())
+    assert json.loads(capsys.readouterr().out) == {"failed": True, "error": str(failed)}
+    _show(failed, as_json=False, out=Console())
+    said = capsys.readouterr().err.strip()
+    assert said.startswith(f"kgp: sync failed: {failed}") and "watching on" in said

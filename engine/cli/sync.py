@@ -83,13 +83,20 @@ def sync(
         raise typer.Exit(2)
 
 
-def _show(report: SyncReport | RemovalRefusedError, *, as_json: bool, out: Console) -> None:
-    """One sync's outcome: JSON on stdout, or the summary line (a refusal as a warning)."""
+def _show(report: SyncReport | KgpError, *, as_json: bool, out: Console) -> None:
+    """One sync's outcome: JSON on stdout, or the summary line (a refusal, or a watched sync
+    that failed and is tried again, as a warning)."""
     if isinstance(report, RemovalRefusedError):
         if as_json:
             emit_json(report.as_dict())
         else:
             err.print(f"kgp: refused: {report}", highlight=False, markup=False, soft_wrap=True)
+    elif isinstance(report, KgpError):
+        if as_json:
+            emit_json({"failed": True, "error": str(report)})
+        else:
+            line = f"kgp: sync failed: {report}; watching on, the next sync after a pause"
+            err.print(line, highlight=False, markup=False, soft_wrap=True)
     elif as_json:
         emit_json(report.as_dict())
     else:
