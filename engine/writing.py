@@ -112,7 +112,6 @@ class GraphWriting:
         """A syncer with the linker this client keeps across its syncs: one sync of the
         client at a time (a second waits for the first); the linker is kept after a sync that
         ended well (a failed one may have written what it did not note)."""
-
         self._check_writer("a sync")  # (before the lock)
         settings = settings or self.settings
         with self._lending:
@@ -276,9 +275,11 @@ class GraphWriting:
                 stop_event=stop,
             )
         pause = stop or threading.Event()  # (waited on between failed tries)
-        delay = 0.0
+        delay, lost = 0.0, False
         for batch in changes:
             try:
+                if lost:  # its server gone: start it again (from its log) before the sync
+                    self._reopen_store()
                 report = self.sync(folder, allow_removal=allow_removal)
             except RemovalRefusedError as refused:
                 on_report(refused)
@@ -287,30 +288,25 @@ class GraphWriting:
                 if isinstance(failed, AccessDeniedError):
                     raise
                 on_report(failed)
+                lost = isinstance(failed, StoreUnavailableError)
+                lost &= not isinstance(failed, StoreRestartedError)  # (started again already)
                 delay = min(RETRY_MAX_S, 2 * delay) if delay else RETRY_FIRST_S
                 if pause.wait(delay):
                     return
-                lost = isinstance(failed, StoreUnavailableError)
-                if lost and not isinstance(failed, StoreRestartedError):
-                    self._reconnect(on_report)  # (its server gone: start it again)
                 continue
-            delay = 0.0
+            delay, lost = 0.0, False
             if batch or report.added or report.changed or report.removed:
                 on_report(report)
             if stop is not None and stop.is_set():
                 return
 
-    def _reconnect(self, on_report: Callable[[SyncReport | KgpError], None]) -> None:
-        """Close the store and open it again (the embedded one starts its server again from
-        its log, every acknowledged write in it); a failure is reported, for the next try."""
+    def _reopen_store(self) -> None:
+        """Close the store and open it again: the embedded one starts its server again from its
+        log, which holds every write it acknowledged."""
         with suppress(KgpError):  # (a lost server has nothing left to close)
             self.store.close()
-        try:
-            self.store.open()
-        except KgpError as failed:
-            on_report(failed)
-        finally:
-            self._changed()
+        self._changed()
+        self.store.open()
 
     def sync_corpus(
         self, path: str | Path, *, prefix: str | None = None, allow_removal: bool = False
