@@ -29,7 +29,7 @@ class Context:
         return open_graph(settings=settings, tracer=self.tracer(), on_wait=waiting)
 
     def _waiting(self, news: str) -> None:
-        err.print(f"kgp: {news}", highlight=False, markup=False)
+        err.print(f"kgp: {news}", highlight=False, markup=False, soft_wrap=True)
 
     def say(self, news: str) -> None:
         """One line of news on stderr (``kgp: ...``), unless ``--quiet``."""
