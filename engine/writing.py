@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 RETRY_FIRST_S = 2.0  # a watch's pause after a sync failed for the store's sake, doubled each
 RETRY_MAX_S = 300.0  # failure in a row up to this
+REJECTED_TRIES = 3  # syncs in a row the store may reject (StoreError) before a watch gives up
 
 
 class GraphWriting:
@@ -63,7 +64,7 @@ class GraphWriting:
         self._kept: SimilarityLinker | None = None
         self._lent = False  # whether a sync has it now
         self._foreign_writes = 0  # writes of syncers of their own (syncer())
-        self._lendings = 0  # syncs the kept linker was lent to
+        self._writes = 0  # writes of this client's syncs (each under _writing)
         self._closing = threading.Event()  # set by close()
 
     def syncer(self, on_progress: Callable[[Progress], None] | None = None) -> Syncer:
@@ -120,7 +121,6 @@ class GraphWriting:
                 return
             syncer = self._new_syncer(on_progress, settings, self._kept_linker())
             self._lent = True
-            self._lendings += 1
             try:
                 yield syncer
             except RemovalRefusedError:
@@ -151,7 +151,8 @@ class GraphWriting:
         no write since the read began, this client's own included (read again, up to ``tries``
         times). True when the matrix is held; False where the store cannot tell another
         process's writes (Neo4j), a NEEDS_KNN flag waits (a removal's refill), the graph is past
-        the matrix's limit, or writes kept coming."""
+        the matrix's limit, or writes kept coming (a sync that writes nothing, as a watch's every
+        few seconds, does not count)."""
         from kgp.access import ADMIN_CALLER
         from kgp.ingest.memory import read_whole
 
@@ -162,7 +163,7 @@ class GraphWriting:
                 kept = self._kept_linker()
                 if kept.memory.whole.known:
                     return True
-                began = (self._kept_era(), self._lendings)
+                began = self._writes_now()
                 with self.store.reading_as(ADMIN_CALLER):
                     if began[0] is None or self.store.knn_flags():
                         return False
@@ -171,10 +172,16 @@ class GraphWriting:
             with self._lending:
                 if not whole.known:
                     return False  # past the limit
-                if self._kept is kept and (self._kept_era(), self._lendings) == began:
+                if self._kept is kept and self._writes_now() == began:
                     kept.memory.adopt(whole, links, began[0])
                     return True
         return False
+
+    def _writes_now(self) -> tuple[Hashable | None, int]:
+        """The kept linker's era and this client's count of writes, read while none is in
+        flight (a write of many queries counts at its start, when it is not yet whole)."""
+        with self._rw.reading():
+            return self._kept_era(), self._writes
 
     def holding_vectors(self, say: Callable[[str], None]) -> threading.Thread | None:
         """:meth:`hold_vectors` in a thread of its own (a daemon), unless the settings say not
@@ -214,6 +221,7 @@ class GraphWriting:
         caches are forgotten before they resume, so each sees a document whole, before or after
         (parsing and embedding run outside, while questions go on)."""
         with self._rw.writing():
+            self._writes += 1
             try:
                 yield
             finally:
@@ -256,12 +264,13 @@ class GraphWriting:
         every few seconds, for a missed event (an unchanged folder is only hashed). ``on_report``
         gets each sync that moved something, each refusal for removing too much (the folder may
         come back: watching goes on), and each sync that failed for the store's sake (its server
-        lost, a full disk: :class:`~kgp.errors.StoreUnavailableError`, :class:`~kgp.errors.
-        StoreError`), after which watching goes on, the next try waiting RETRY_FIRST_S, then
-        twice as long each failure in a row, up to RETRY_MAX_S (what the failed sync wrote is
-        whole or absent; the next one finishes it). Any other error ends the watch. Returns when
-        ``stop`` is set or ``changes`` (default: the folder's file events) ends; a signal's
-        exception raises ``KeyboardInterrupt``."""
+        lost, a full disk: :class:`~kgp.errors.StoreUnavailableError`; a rejected query,
+        :class:`~kgp.errors.StoreError`, up to REJECTED_TRIES in a row, the last raised), after
+        which watching goes on, the next try waiting RETRY_FIRST_S, then twice as long each
+        failure in a row, up to RETRY_MAX_S, and starting a lost server again first (what the
+        failed sync wrote is whole or absent; the next one finishes it). Any other error ends
+        the watch. Returns when ``stop`` is set or ``changes`` (default: the folder's file
+        events) ends; a signal's exception raises ``KeyboardInterrupt``."""
         if changes is None:
             from watchfiles import watch as file_events
 
@@ -275,7 +284,7 @@ class GraphWriting:
                 stop_event=stop,
             )
         pause = stop or threading.Event()  # (waited on between failed tries)
-        delay, lost = 0.0, False
+        delay, lost, rejected = 0.0, False, 0
         for batch in changes:
             try:
                 if lost:  # its server gone: start it again (from its log) before the sync
@@ -285,28 +294,39 @@ class GraphWriting:
                 on_report(refused)
                 continue
             except (StoreUnavailableError, StoreError) as failed:
-                if isinstance(failed, AccessDeniedError):
+                unavailable = isinstance(failed, StoreUnavailableError)
+                rejected = 0 if unavailable else rejected + 1
+                if isinstance(failed, AccessDeniedError) or rejected >= REJECTED_TRIES:
                     raise
                 on_report(failed)
-                lost = isinstance(failed, StoreUnavailableError)
-                lost &= not isinstance(failed, StoreRestartedError)  # (started again already)
+                lost = unavailable and not isinstance(failed, StoreRestartedError)
                 delay = min(RETRY_MAX_S, 2 * delay) if delay else RETRY_FIRST_S
                 if pause.wait(delay):
                     return
                 continue
-            delay, lost = 0.0, False
+            delay, lost, rejected = 0.0, False, 0
             if batch or report.added or report.changed or report.removed:
                 on_report(report)
             if stop is not None and stop.is_set():
                 return
 
     def _reopen_store(self) -> None:
-        """Close the store and open it again: the embedded one starts its server again from its
-        log, which holds every write it acknowledged."""
-        with suppress(KgpError):  # (a lost server has nothing left to close)
-            self.store.close()
-        self._changed()
-        self.store.open()
+        """Where the store no longer answers, close it and open it again (the embedded one
+        starts its server again from its log, which holds every write it acknowledged), while
+        no question runs."""
+        from kgp.access import ADMIN_CALLER
+
+        with self._rw.writing():
+            try:
+                with self.store.reading_as(ADMIN_CALLER):
+                    self.store.count_passages()
+                return  # it answers (a compaction that failed, say): nothing to start again
+            except StoreUnavailableError:
+                pass
+            with suppress(KgpError):  # (a lost server has nothing left to close)
+                self.store.close()
+            self._changed()
+            self.store.open()
 
     def sync_corpus(
         self, path: str | Path, *, prefix: str | None = None, allow_removal: bool = False

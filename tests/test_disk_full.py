@@ -97,7 +97,8 @@ def test_a_watch_goes_on_after_syncs_the_store_failed(
 ) -> None:
     """A watched folder's sync that the store fails (a rejected write) is reported and tried
     again at the next change, after a pause that doubles each failure in a row and starts again
-    after a sync that went through; an error of another kind ends the watch."""
+    after a sync that went through; a third rejection in a row ends the watch, and so does an
+    error of another kind; a store that still answers is not started again."""
     folder = tmp_path / "docs"
     folder.mkdir()
     for i in range(3):
@@ -134,6 +135,32 @@ def test_a_watch_goes_on_after_syncs_the_store_failed(
         ]
         assert pauses.asked == [2.0, 4.0, 2.0]
         assert seen[2].added == ["d0.md", "d1.md", "d2.md"] and seen[4].changed == ["d0.md"]
+
+        def rejected(graphs: Any) -> None:
+            raise StoreError("FalkorDB rejected a write (always); nothing of it was kept")
+
+        monkeypatch.setattr(kg.store, "write_documents", rejected)  # tried three times in all
+        (folder / "d2.md").write_text("Changed for good.")
+        seen.clear()
+        with pytest.raises(StoreError, match="always"):
+            kg.watch(folder, seen.append, changes=[{"e"}] * 5, stop=Pauses())
+        assert [type(item).__name__ for item in seen] == ["StoreError", "StoreError"]
+
+        reopened: list[bool] = []
+        monkeypatch.setattr(kg.store, "open", lambda: reopened.append(True))
+        monkeypatch.setattr(kg.store, "write_documents", write)
+        unsynced = iter([StoreUnavailableError("could not compact the log: the disk is full")])
+
+        def compaction_fails_once() -> None:
+            failure = next(unsynced, None)
+            if failure is not None:
+                raise failure
+
+        monkeypatch.setattr(kg.store, "checkpoint", lambda **_: compaction_fails_once())
+        seen.clear()
+        kg.watch(folder, seen.append, changes=[{"e"}] * 2, stop=Pauses())
+        assert [type(item).__name__ for item in seen] == ["StoreUnavailableError", "SyncReport"]
+        assert not reopened  # it answered: no start again
 
         def broken(graphs: Any) -> None:
             raise ConfigurationError("not the store's sake")

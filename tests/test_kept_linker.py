@@ -265,8 +265,9 @@ def test_what_was_read_while_the_graph_took_a_write_is_not_held(
 ) -> None:
     """Another process's write (or this client's own sync) while the vectors are read: that
     read is not kept; the next try is, and what it holds is exact; with one try, none is held
-    and adds go by the index. A store that cannot tell other writers, a refill that waits, or a
-    graph past the matrix's limit holds none."""
+    and adds go by the index. A sync that writes nothing meanwhile (a watch's) does not count.
+    A store that cannot tell other writers, a refill that waits, or a graph past the matrix's
+    limit holds none."""
     from kgp.ingest import memory
 
     monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
@@ -285,6 +286,14 @@ def test_what_was_read_while_the_graph_took_a_write_is_not_held(
                     writer.add(extra / name, root=extra)
                 return found
 
+            def read_as_a_sync_writes_nothing(*args: Any, **kwargs: Any) -> Any:
+                assert not kg.sync(folder).wrote  # (a watch's every few seconds)
+                return read(*args, **kwargs)
+
+            kg.sync(folder)  # (a watch's first: its schema checked once, a write)
+            monkeypatch.setattr(memory, "read_whole", read_as_a_sync_writes_nothing)
+            assert kg.hold_vectors(tries=1)
+            kg._kept = None  # (start again: nothing held)
             monkeypatch.setattr(memory, "read_whole", read_then_another_writes)
             assert not kg.hold_vectors(tries=1)
             assert kg._kept is not None and not kg._kept.memory.whole.known

@@ -6,7 +6,8 @@ float32 values; what is left is the server's, which formats every double as text
 (about 0.75 s of it). Writes stay with the client (:class:`falkordb.Graph`), whose statistics
 kgp reads (:mod:`kgp.stores.own_writes`).
 
-kgp's reads return values, never graph entities: a node, edge or path in a reply is an error."""
+kgp's reads return plain values, never graph entities or temporal values: one in a reply is an
+error."""
 
 from __future__ import annotations
 
@@ -14,10 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 Row = dict[str, Any]
-NULL, STRING, INTEGER, BOOLEAN, DOUBLE, ARRAY = range(1, 7)  # FalkorDB's value types
-MAP, POINT, VECTORF32 = range(10, 13)  # (7, 8, 9: edge, node, path)
+NULL, STRING, INTEGER, BOOLEAN, DOUBLE, ARRAY, EDGE, NODE, PATH = range(1, 10)  # FalkorDB's
+MAP, POINT, VECTORF32 = range(
+    10, 13
+)  # value types (13-16: date and time, which kgp stores none of)
 
 
 def value(cell: list[Any]) -> Any:
@@ -38,7 +43,8 @@ def value(cell: list[Any]) -> Any:
         return raw is True or raw == "true"
     if kind == POINT:
         return {"latitude": float(raw[0]), "longitude": float(raw[1])}
-    raise TypeError(f"a FalkorDB reply of type {kind} (a graph entity): kgp's reads return values")
+    what = "a graph entity" if kind in (EDGE, NODE, PATH) else "a temporal value"
+    raise TypeError(f"a FalkorDB reply of type {kind} ({what}): kgp's reads return plain values")
 
 
 def rows_of(reply: list[Any]) -> list[Row]:
@@ -63,6 +69,7 @@ class Reads:
             protocol=3,
             decode_responses=True,
             socket_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),  # a lost server is the store's to handle (_execute)
         )
 
     def rows(self, text: str) -> list[Row]:
