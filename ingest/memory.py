@@ -215,7 +215,7 @@ class Memory:
             self.index_s = 0.0
             self.load_whole()
             self._check_alone()  # another process may have written meanwhile
-            passages = self.store.count_passages()
+            whole, passages = self.whole, self.store.count_passages()  # (the matrix read)
         if passages != whole.count:
             whole.stop()
             return False

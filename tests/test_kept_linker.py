@@ -335,6 +335,9 @@ def test_a_long_lived_process_says_whether_it_holds_the_vectors(
         data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder(), hold_vectors=False
     ) as kg:
         assert kg.holding_vectors(said.append) is None
+    with kgp.open(data_dir=tmp_path / "new", loaded_encoder=StandInEncoder()) as kg:
+        assert kg.hold_vectors()  # no graph yet (kgp serve on a new data directory)
+        assert kg._kept is not None and kg._kept.memory.whole.count == 0
     from kgp.ingest import memory  # a close during the read: it ends, and says nothing
 
     read, closed = memory.read_whole, threading.Event()

@@ -48,7 +48,8 @@ class StoreMaintenance(RunsQueries):
     def knn_flags(self) -> int:
         """How many passages are flagged (``passages_needing_knn``), from the relationship count
         alone: cheap at any size, unlike a search for the flags."""
-        return int(self.run("count_knn_flags")[0]["n"])
+        rows = self.run("count_knn_flags")
+        return int(rows[0]["n"]) if rows else 0  # (no graph yet: a read of it finds no row)
 
     def passage_ids(self) -> list[str]:
         """Every passage's id, in no order."""
@@ -56,7 +57,8 @@ class StoreMaintenance(RunsQueries):
 
     def count_passages(self) -> int:
         """How many passages the graph holds, every document's (from the label's count)."""
-        return int(self.run("count_passages")[0]["n"])
+        rows = self.run("count_passages")
+        return int(rows[0]["n"]) if rows else 0  # (no graph yet)
 
     def similar_edges(self, ids: Iterable[str]) -> dict[str, list[tuple[str, float]]]:
         """The SIMILAR out-edges of passages: ``{id: [(target, score), ...]}``."""
