@@ -37,8 +37,7 @@ if TYPE_CHECKING:
     from kgp.ingest.sync import Syncer
 
 
-RETRY_FIRST_S = 2.0  # a watch's pause after a sync failed for the store's sake, doubled each
-RETRY_MAX_S = 300.0  # failure in a row up to this
+RETRY_FIRST_S, RETRY_MAX_S = 2.0, 300.0  # a watch's pause after a failed sync, doubled to the max
 REJECTED_TRIES = 3  # syncs in a row the store may reject (StoreError) before a watch gives up
 
 
