@@ -183,9 +183,8 @@ class GraphWriting:
             return self._kept_era(), self._writes
 
     def holding_vectors(self, say: Callable[[str], None]) -> threading.Thread | None:
-        """:meth:`hold_vectors` in a thread of its own (a daemon), unless the settings say not
-        to (``hold_vectors``), saying in one line how it went (for ``kgp serve`` and ``kgp sync
-        --watch``)."""
+        """:meth:`hold_vectors` in a daemon thread unless the settings say not to, saying in one
+        line how it went (for ``kgp serve`` and ``kgp sync --watch``)."""
         if not self.settings.hold_vectors:
             return None
 
