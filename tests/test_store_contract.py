@@ -21,13 +21,16 @@ from kgp.stores.rows import document_rows, documents_rows
 from tests.graphs import DIM, document_graphs, make_document
 
 
-def expected_dump(graphs: list[DocumentGraph]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The canonical dump a store must hold after writing ``graphs`` (computed without a store)."""
+def expected_dump(
+    graphs: list[DocumentGraph], store: GraphStore
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The canonical dump ``store`` must hold after writing ``graphs`` (computed without it; its
+    passages' full-text terms where its index holds them: tests/test_index_terms.py)."""
     nodes: dict[tuple[str, str], dict[str, Any]] = {}
     rels: list[dict[str, Any]] = []
     keyword_users: dict[str, int] = {}
     for graph in graphs:
-        rows = document_rows(graph)
+        rows = document_rows(graph, with_terms=store.terms_indexed)
         doc = rows["doc"]
         nodes[("Document", doc["id"])] = dict(doc)
         for page in rows["pages"]:
@@ -95,7 +98,7 @@ def test_write_then_dump_is_exactly_the_document(store: GraphStore) -> None:
     graphs = [make_document("a.txt", 6, tables=2), make_document("b.txt", 4, seed=1)]
     for graph in graphs:
         store.write_document(graph)
-    assert store.dump() == expected_dump(graphs)
+    assert store.dump() == expected_dump(graphs, store)
     counts = store.counts()
     assert counts.labels == {"Document": 2, "Keyword": 12, "Page": 4, "Passage": 10, "Table": 3}
     assert counts.relationships["NEXT"] == 5 + 3
@@ -115,7 +118,7 @@ def test_round_trip_of_generated_documents(
     graphs = [first, second] if first.document.id != "other.md" else [second]
     for graph in graphs:
         store.write_document(graph)
-    assert store.dump() == expected_dump(graphs)
+    assert store.dump() == expected_dump(graphs, store)
     fetched = store.fetch_nodes([passage_id(first.document.id, p.ordinal) for p in first.passages])
     if first in graphs:
         assert {v["text"] for v in fetched.values()} == {p.text for p in first.passages}
@@ -127,7 +130,7 @@ def test_replace_leaves_no_orphans(store: GraphStore) -> None:
     replacement = make_document("x.txt", 2, keywords=("shared", "fresh"), tables=0, seed=9)
     store.write_document(replacement)
     expected = expected_dump(
-        [make_document("keep.txt", 3, keywords=("shared",), seed=3), replacement]
+        [make_document("keep.txt", 3, keywords=("shared",), seed=3), replacement], store
     )
     assert store.dump() == expected
     assert "gone" not in {n["key"] for n in store.dump()[0]}
@@ -142,7 +145,7 @@ def test_delete_removes_document_and_unused_keywords(store: GraphStore) -> None:
         )
     )
     assert store.delete_document("x.txt") is True
-    assert store.dump() == expected_dump([keep])
+    assert store.dump() == expected_dump([keep], store)
     assert store.delete_document("x.txt") is False
 
 

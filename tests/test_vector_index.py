@@ -235,7 +235,7 @@ def test_a_schema_3_graph_gets_its_flags_indexed(fresh_store: GraphStore) -> Non
         "schema 5: the group sets in use recorded",
     ]
     assert [r.id for r in store.passages_needing_knn()] == [old]
-    assert store.run("graph_schema")[0]["schema"] == 5 and store.migrate() == []
+    assert store.run("graph_schema")[0]["schema"] == SCHEMA_VERSION and store.migrate() == []
 
 
 def test_a_graph_of_a_newer_schema_is_refused_and_left_as_it_is(fresh_store: GraphStore) -> None:
@@ -316,7 +316,7 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
     nodes = store.dump()[0]
     passages = [n["props"] for n in nodes if n["label"] == "Passage"]
     assert all("needs_knn" not in p and len(p["text_hash"]) == 32 for p in passages)
-    assert store.run("graph_schema")[0]["schema"] == 5
+    assert store.run("graph_schema")[0]["schema"] == SCHEMA_VERSION
     assert store.orphaned_vectors() == 0
     for pid, vector in own_vectors(store, "old.txt", 5).items():
         assert store.vector_search(vector, 1)[0].id == pid

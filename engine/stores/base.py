@@ -164,7 +164,8 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         """Write documents' whole subgraphs in one transaction (all of them or none), each
         replacing its older version."""
         if graphs:
-            self.run("write_documents", documents_rows(graphs, self.dimension), write=True)
+            rows = documents_rows(graphs, self.dimension, with_terms=self.terms_indexed)
+            self.run("write_documents", rows, write=True)
 
     def delete_document(self, doc_id: str) -> bool:
         """Delete a document, its nodes and relationships and orphaned keywords; False if absent."""

@@ -63,6 +63,7 @@ ADMIN_QUERIES = frozenset(
         "passage_ids",
         "passages_by_text_hash",
         "passages_needing_knn",
+        "passages_without_terms",
         "passages_without_text_hash",
         "pending_documents",
         "similar_degrees",

@@ -21,6 +21,7 @@ from kgp.stores.falkor_indexes import (
     RANGE_INDEXES,
     WRITE_INDEXES,
     IndexPolls,
+    index_passage_terms,
     indexes_of,
     unfinished,
     wait_for_indexes,
@@ -44,6 +45,7 @@ class FalkorStore(GraphStore):
 
     dialect = "falkordb"
     covered_reads = True  # one server, one graph: a client's queries see it in one order
+    terms_indexed = True  # a start builds its full-text index again: kgp stems (kgp.text)
 
     def __init__(
         self,
@@ -148,8 +150,7 @@ class FalkorStore(GraphStore):
         return True
 
     def prepare_writes(self) -> None:
-        """Build the indexes only writes use where the last stop set them aside, and wait until
-        every index is complete."""
+        """Build the write indexes the last stop set aside; wait until every index is complete."""
         with self.reading_as(ADMIN_CALLER):
             indexed, vector = self._indexes()
         missing = [(label, prop, "RANGE") not in indexed for label, prop, _, _ in WRITE_INDEXES]
@@ -211,8 +212,7 @@ class FalkorStore(GraphStore):
         return [row for found in exact for row in found]
 
     def _building(self) -> dict[str, str]:
-        """The labels whose indexes are being built, with FalkorDB's status of each (the
-        graph's are complete when none)."""
+        """The labels whose indexes are being built, with FalkorDB's status of each."""
         return unfinished(self._index_rows())
 
     def _index_rows(self) -> list[list[Any]]:
@@ -276,8 +276,7 @@ class FalkorStore(GraphStore):
             return self._own.now()
 
     def checkpoint(self, *, force: bool = False) -> bool:
-        """Compact the append-only file. Safe at any time: a failed write reloads the server
-        before anything else runs, so memory always equals the log."""
+        """Compact the append-only file: safe whenever (a failed write reloads the server)."""
         try:
             log = self.server.log
             return log.compact(min_bytes=0, growth=-1.0) if force else log.compact()
@@ -285,8 +284,7 @@ class FalkorStore(GraphStore):
             raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
 
     def _connect(self, vectors: bool = True) -> None:
-        """Connect and wait for the indexes (``vectors=False``: reads do without a vector
-        index being built, and writes wait for it in prepare_writes)."""
+        """Connect and wait for the indexes (``vectors=False``: but a vector index's build)."""
         self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
         self._graph = self._db.select_graph(self.graph_name)
         self._reads = Reads(self.server.socket_path, self.graph_name)
@@ -318,6 +316,12 @@ class FalkorStore(GraphStore):
 
     def _fulltext_query(self, terms: Sequence[str]) -> str:
         return " | ".join(terms)
+
+    def _migrate_to_6(self) -> list[str]:
+        if not index_passage_terms(self.run, self._indexes()[0]):
+            return []
+        self.restore_vector_index()  # (set aside: built again, as after a start)
+        return ["schema 6: the full-text index holds each passage's stemmed terms"]
 
     def rebuild_vector_index(self) -> None:
         """Drop the vector index and build it again from the passages: FalkorDB 4.16 never
@@ -362,8 +366,7 @@ class FalkorStore(GraphStore):
 
     def ensure_schema(self, dimension: int) -> None:
         """Create the indexes the graph lacks (each checked first, so making it again after a
-        stuck server's restart is safe: FalkorDB 4.16 deadlocked here once at a new graph's
-        first index, under load)."""
+        stuck server's restart is safe: FalkorDB 4.16 deadlocked at a new graph's first one)."""
         try:
             self._ensure_schema(dimension)
         except StoreRestartedError:
@@ -382,7 +385,7 @@ class FalkorStore(GraphStore):
                 self.run(query, write=True)
                 created = True
                 added_to_passages |= label == "Passage"
-        if ("Passage", "text", "FULLTEXT") not in indexed:
+        if ("Passage", "terms", "FULLTEXT") not in indexed:
             self.run("index_passage_fulltext", write=True)
             created = added_to_passages = True
         if ("Passage", "embedding", "VECTOR") not in indexed:

@@ -26,6 +26,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kgp.errors import StoreUnavailableError
+from kgp.text import index_terms
+
+Indexed = set[tuple[str, str, str]]  # (label or relationship type, property, kind)
 
 # Range indexes: (label or relationship type, query, properties). The vector index is created
 # last: adding an index to a label re-indexes its nodes, which in FalkorDB 4.16 would leave an
@@ -65,6 +68,27 @@ PARK_SECONDS = 20.0  # how long a close waits for the dropped indexes to go, if 
 PARK_COMPACT_SECONDS = 1800.0
 
 
+def index_passage_terms(run: Callable[..., list[dict[str, Any]]], indexed: Indexed) -> bool:
+    """Schema 6 (``run``: the store's): every passage gets its terms (kgp.text.index_terms), and
+    the full-text index holds them instead of the texts; False where it did already. Writes
+    every passage, so the vector index goes first (FalkorDB 4.16 would keep an orphan vector
+    for each), to be built again."""
+    rows = run("passages_without_terms", {"limit": 2000, "after": ""})
+    if not rows and ("Passage", "text", "FULLTEXT") not in indexed:
+        return False
+    if ("Passage", "embedding", "VECTOR") in indexed:
+        run("drop_passage_vector", write=True)
+    while rows:
+        terms = [{"id": r["id"], "terms": index_terms(str(r["text"] or ""))} for r in rows]
+        run("set_passage_terms", {"rows": terms}, write=True)
+        rows = run("passages_without_terms", {"limit": 2000, "after": str(rows[-1]["id"])})
+    if ("Passage", "text", "FULLTEXT") in indexed:
+        run("drop_passage_fulltext", write=True)
+    if ("Passage", "terms", "FULLTEXT") not in indexed:
+        run("index_passage_fulltext", write=True)
+    return True
+
+
 def progress(status: str) -> tuple[int, int] | None:
     """Entries indexed and to index, from FalkorDB's status text ("[Indexing] 10068/60001:
     UNDER CONSTRUCTION"); None when it gives no count."""
@@ -72,12 +96,10 @@ def progress(status: str) -> tuple[int, int] | None:
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
-def indexes_of(
-    rows: Iterable[Mapping[str, Any]],
-) -> tuple[set[tuple[str, str, str]], dict[str, Any]]:
+def indexes_of(rows: Iterable[Mapping[str, Any]]) -> tuple[Indexed, dict[str, Any]]:
     """``db.indexes()``'s rows (``list_indexes``) as (label or type, property, kind), and the
     passage vector index's options (dimension, efRuntime, ...; empty without one); pure."""
-    indexed: set[tuple[str, str, str]] = set()
+    indexed: Indexed = set()
     vector: dict[str, Any] = {}
     for row in rows:
         label = str(row["label"])

@@ -16,8 +16,9 @@ from kgp.stores.model import PassageVector, text_hash
 Row = dict[str, Any]
 # 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents; 3: access groups;
 # 4: NEEDS_KNN flags carry flag: true (indexed in FalkorDB); 5: the record of the group sets in
-# use (Meta.access_sets, kgp.stores.coverage)
-SCHEMA_VERSION = 5
+# use (Meta.access_sets, kgp.stores.coverage); 6: the embedded store's full-text index holds each
+# passage's terms (kgp.text.index_terms)
+SCHEMA_VERSION = 6
 # the Meta properties a dump leaves out: the linker's tuning state (it follows timings) and the
 # record of group sets (a superset of those in use, in the order they came)
 _BOOKKEEPING = frozenset({"knn_budget", "access_sets", "access_version"})
@@ -169,6 +170,8 @@ class StoreMaintenance(RunsQueries):
         if version < 5:
             self.record_access_sets()
             steps.append("schema 5: the group sets in use recorded")
+        if version < 6:
+            steps += self._migrate_to_6()
         self.run("set_graph_schema", {"schema": SCHEMA_VERSION}, write=True)
         return steps
 
@@ -188,6 +191,10 @@ class StoreMaintenance(RunsQueries):
             after = str(rows[-1]["id"])
         self.rebuild_vector_index()
         return ["schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt"]
+
+    def _migrate_to_6(self) -> list[str]:
+        """Schema 6 changed the embedded store's full-text index alone (FalkorStore)."""
+        return []
 
     def dump(self) -> tuple[list[Row], list[Row]]:
         """Every node (without embeddings) and every relationship, in a canonical order."""

@@ -18,6 +18,7 @@ from kgp.stores.model import (
     table_id,
     text_hash,
 )
+from kgp.text import index_terms
 
 
 def _unsafe_key(key: str) -> bool:
@@ -81,10 +82,12 @@ def check_document(graph: DocumentGraph, dimension: int | None) -> None:
             )
 
 
-def documents_rows(graphs: Sequence[DocumentGraph], dimension: int | None = None) -> dict[str, Any]:
+def documents_rows(
+    graphs: Sequence[DocumentGraph], dimension: int | None = None, *, with_terms: bool = False
+) -> dict[str, Any]:
     """The parameters of ``write_documents``: each document's rows, one list per kind (every
-    row names its document); raises :class:`DocumentError` when one is inconsistent or a
-    document comes twice."""
+    row names its document; with ``with_terms``, each passage its ``index_terms``); raises
+    :class:`DocumentError` when one is inconsistent or a document comes twice."""
     ids = [g.document.id for g in graphs]
     if len(set(ids)) != len(ids):
         twice = sorted({i for i in ids if ids.count(i) > 1})
@@ -92,7 +95,7 @@ def documents_rows(graphs: Sequence[DocumentGraph], dimension: int | None = None
     merged: dict[str, Any] = {"doc_ids": ids, "docs": []}
     terms: Counter[str] = Counter()
     for graph in graphs:
-        rows = document_rows(graph, dimension)
+        rows = document_rows(graph, dimension, with_terms=with_terms)
         merged["docs"].append(rows.pop("doc"))
         terms.update({c["term"]: c["n"] for c in rows.pop("term_counts")})
         rows.pop("terms")
@@ -105,9 +108,12 @@ def documents_rows(graphs: Sequence[DocumentGraph], dimension: int | None = None
     return merged
 
 
-def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[str, Any]:
-    """One document's rows for ``write_documents``; raises :class:`DocumentError` when
-    inconsistent."""
+def document_rows(
+    graph: DocumentGraph, dimension: int | None = None, *, with_terms: bool = False
+) -> dict[str, Any]:
+    """One document's rows for ``write_documents`` (with ``with_terms``, each passage's
+    ``index_terms``, which the embedded store's full-text index holds); raises
+    :class:`DocumentError` when inconsistent."""
     check_document(graph, dimension)
     doc = graph.document
     ordered = sorted(graph.passages, key=lambda p: p.ordinal)
@@ -127,6 +133,7 @@ def document_rows(graph: DocumentGraph, dimension: int | None = None) -> dict[st
                 "text": p.text,
                 "text_hash": text_hash(p.text),
                 **({"table_id": holder} if holder else {}),
+                **({"terms": index_terms(p.text)} if with_terms else {}),
             },
             "embedding": list(map(float, p.embedding)),
         }

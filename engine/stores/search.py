@@ -16,7 +16,7 @@ from kgp.errors import ConfigurationError
 from kgp.stores.coverage import reads_all
 from kgp.stores.maintenance import RunsQueries
 from kgp.stores.model import SearchHit
-from kgp.text import query_terms
+from kgp.text import query_terms, stems
 
 TIE = 1e-4  # similarities closer than this may be ordered differently by the index
 FULLTEXT_CAP = 2000  # passages per query term that BM25 ranking reads
@@ -32,6 +32,9 @@ class StoreSearch(RunsQueries):
     """Vector and full-text search, for every store."""
 
     dimension: int | None
+    # whether the full-text index holds each passage's kgp.text.index_terms (stemmed by kgp)
+    # rather than its text (stemmed by the index): the embedded store's
+    terms_indexed = False
     _counts: dict[tuple[str, ...], tuple[int, float]]  # caller -> (readable passages, when)
 
     @abstractmethod
@@ -219,7 +222,7 @@ class StoreSearch(RunsQueries):
         every passage. Terms matching more than ``FULLTEXT_CAP`` readable passages count for
         none (reading only that many of their matches); when every term is that common, the
         index's own order."""
-        terms = query_terms(text)
+        terms = stems(query_terms(text)) if self.terms_indexed else query_terms(text)
         if not terms or limit < 1:
             return []
         cap = max(FULLTEXT_CAP, limit)
