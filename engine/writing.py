@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 
 RETRY_FIRST_S, RETRY_MAX_S = 2.0, 300.0  # a watch's pause after a failed sync, doubled to the max
+HOLD_POLL_SECONDS = 5.0  # how often a long-lived process asks whether the vector index is built
 REJECTED_TRIES = 3  # syncs in a row the store may reject (StoreError) before a watch gives up
 
 
@@ -183,14 +184,19 @@ class GraphWriting:
             return self._kept_era(), self._writes
 
     def holding_vectors(self, say: Callable[[str], None]) -> threading.Thread | None:
-        """:meth:`hold_vectors` in a daemon thread unless the settings say not to, saying in one
-        line how it went (for ``kgp serve`` and ``kgp sync --watch``)."""
+        """:meth:`hold_vectors` in a daemon thread unless the settings say not to, once the vector
+        index is complete, saying in one line how it went (``kgp serve``, ``kgp sync --watch``)."""
         if not self.settings.hold_vectors:
             return None
 
         def hold() -> None:
-            began = time.perf_counter()
+            # once the vector index FalkorDB builds after a start is complete: writes wait for
+            # it anyway, and a read beside the build slowed both (unfinished in 14 min at 1M)
             try:
+                while self.store.index_health(sample=0).state == "building":
+                    if self._closing.wait(HOLD_POLL_SECONDS):
+                        return
+                began = time.perf_counter()
                 held = self.hold_vectors()
             except KgpError as exc:  # (closed meanwhile, or its server lost)
                 if not self._closing.is_set():
@@ -270,17 +276,9 @@ class GraphWriting:
         the watch. Returns when ``stop`` is set or ``changes`` (default: the folder's file
         events) ends; a signal's exception raises ``KeyboardInterrupt``."""
         if changes is None:
-            from watchfiles import watch as file_events
+            from kgp.ingest.sources import folder_events
 
-            changes = file_events(
-                folder,
-                debounce=1500,
-                step=200,
-                rust_timeout=5000,
-                yield_on_timeout=True,
-                raise_interrupt=True,  # else watchfiles ends the watch as if stopped
-                stop_event=stop,
-            )
+            changes = folder_events(Path(folder), stop)
         pause = stop or threading.Event()  # (waited on between failed tries)
         delay, lost, rejected = 0.0, False, 0
         for batch in changes:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,22 @@ class Candidate:
     load: Callable[[], tuple[bytes, ReadDocument | None]]
     size: int
     groups: tuple[str, ...]  # who may read it (kgp.access)
+
+
+def folder_events(folder: Path, stop: threading.Event | None) -> Iterator[object]:
+    """A folder's file changes in debounced bursts, and an empty one every 5 s without any (a
+    watch syncs then too, for an event missed), until ``stop`` is set."""
+    from watchfiles import watch
+
+    return watch(
+        folder,
+        debounce=1500,
+        step=200,
+        rust_timeout=5000,
+        yield_on_timeout=True,
+        raise_interrupt=True,  # else watchfiles ends the watch as if stopped
+        stop_event=stop,
+    )
 
 
 def walk_files(root: Path, linked: list[Path]) -> Iterator[Path]:

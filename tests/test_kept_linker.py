@@ -348,3 +348,51 @@ def test_a_long_lived_process_says_whether_it_holds_the_vectors(
     assert thread is not None
     thread.join(timeout=60)
     assert not thread.is_alive() and len(said) == 1
+
+
+def test_a_long_lived_process_reads_the_vectors_once_the_index_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background read waits while FalkorDB builds the vector index after a start (writes
+    wait for the build anyway, and a read beside it slowed both: unfinished in 14 minutes at
+    1M passages); a close during that wait ends it quietly, reading nothing."""
+    from kgp import writing
+    from kgp.ingest import memory
+    from kgp.stores.health import IndexHealth
+
+    folder = random_documents(tmp_path / "docs", seed=17, documents=3, sentences=5)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as writer:
+        writer.sync(folder)
+    monkeypatch.setattr(writing, "HOLD_POLL_SECONDS", 0.01)
+    events: list[str] = []
+    read = memory.read_whole
+    monkeypatch.setattr(
+        memory, "read_whole", lambda *a, **k: events.append("read") or read(*a, **k)
+    )
+    said: list[str] = []
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        kg.store.await_vector_index()
+        health = kg.store.index_health
+
+        def building_twice(sample: int = 10) -> IndexHealth:
+            found = (
+                health(sample) if events.count("building") >= 2 else IndexHealth("building", 0, 0)
+            )
+            events.append(found.state)
+            return found
+
+        monkeypatch.setattr(kg.store, "index_health", building_twice)
+        thread = kg.holding_vectors(said.append)
+        assert thread is not None
+        thread.join(timeout=60)
+        assert events == ["building", "building", "complete", "read"]
+        assert len(said) == 1 and said[0].startswith("holding every passage's vector")
+    events.clear()
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        monkeypatch.setattr(
+            kg.store, "index_health", lambda sample=10: IndexHealth("building", 0, 0)
+        )
+        thread = kg.holding_vectors(said.append)
+    assert thread is not None
+    thread.join(timeout=60)
+    assert not thread.is_alive() and events == [] and len(said) == 1

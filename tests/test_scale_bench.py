@@ -90,7 +90,7 @@ def test_reopen_only_times_each_start_and_writes_nothing(tmp_path: Path) -> None
     with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
         before = kg.stats()
     timed = reopen_times(100, tmp_path, StandInEncoder(), 5, 2)
-    assert len(timed["reopen_runs"]) == 2 and timed["reopen_s"] > 0 and timed["hold_s"] > 0
+    assert len(timed["reopen_runs"]) == 2 and timed["reopen_s"] > 0
     with kgp.open(data_dir=tmp_path / "kb-100", loaded_encoder=StandInEncoder()) as kg:
         assert kg.stats() == before
 
