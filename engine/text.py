@@ -7,10 +7,11 @@ changing keywords, scores or full-text hits:
 - ``words`` (keywords, tf-idf and BM25 over passages, via ``terms``) keeps apostrophes and
   hyphens inside a word ("serpent's", "well-known", the typographic apostrophe made plain)
   and lower-cases the text before matching;
-- ``tokens`` (full-text queries, via ``query_terms``) is runs of letters and digits, each
-  lower-cased after matching: full-text analyzers split at apostrophes and hyphens, and both
-  are query syntax. Where lower-casing adds a combining mark ("İ" becomes "i" + U+0307) the two
-  orders differ too, so each keeps its own.
+- ``tokens`` (full-text queries, via ``query_terms``, and what the embedded store's full-text
+  index holds, via ``index_terms``) is runs of letters and digits, each lower-cased after
+  matching: full-text analyzers split at apostrophes and hyphens, and both are query syntax.
+  Where lower-casing adds a combining mark ("İ" becomes "i" + U+0307) the two orders differ
+  too, so each keeps its own.
 """
 
 from __future__ import annotations
@@ -91,9 +92,10 @@ def stems(words: Iterable[str]) -> list[str]:
 
 def index_terms(text: str) -> str:
     """What the embedded store's full-text index holds of a passage: the distinct stems of its
-    ``tokens`` without stop words, space-separated. FalkorDB 4.16 builds its full-text index
-    again at every start, before it answers, and stemming every token of every text was most of
-    that (200,000 of the scale bench's passages: 4.0 s of a 4.7 s start with the index of the
-    texts, 1.6 s with this); a query's terms are stemmed the same way
-    (``FalkorStore.lexical_terms``), so what matches is what matched before."""
-    return " ".join(stems(t for t in tokens(text) if t not in STOPWORDS))
+    ``tokens``, space-separated (stop words kept: a question of nothing else, "The Who", is
+    searched by them). FalkorDB 4.16 builds its full-text index again at every start, before
+    it answers, and stemming every token of every text was most of that (200,000 of the scale
+    bench's passages: 4.0 s of a 4.7 s start with the index of the texts, 1.6 s with this); a
+    query's terms are stemmed the same way (``StoreSearch.fulltext_search``), so a word matches
+    every form of it, as it did."""
+    return " ".join(stems(tokens(text)))

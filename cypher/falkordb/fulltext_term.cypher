@@ -1,4 +1,4 @@
-// The passages the full-text index matches for one query term (stemmed, as the index does)
+// The passages the full-text index matches for one query term (stemmed by kgp, as the terms are)
 // among those the caller may read, at most $limit of them, as one row: `ids` and their number
 // `n`, and no ids when there are $limit (a term that common counts for nothing). kgp ranks by
 // BM25 over these sets (with n, the passages the caller may read: count_readable_passages),

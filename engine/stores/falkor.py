@@ -175,8 +175,7 @@ class FalkorStore(GraphStore):
         self.checkpoint(force=True)
 
     def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None:
-        """A schema write made while holding the data directory's lock: not through run(),
-        whose failed write reloads the server, which takes the same lock (a deadlock)."""
+        """A schema write under the data directory's lock: not by run(), whose reload takes it."""
         try:
             with self._own.around() as own:
                 own(self.graph.query(params_header(parameters) + cypher.load(self.dialect, name)))
@@ -284,7 +283,7 @@ class FalkorStore(GraphStore):
             raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
 
     def _connect(self, vectors: bool = True) -> None:
-        """Connect and wait for the indexes (``vectors=False``: but a vector index's build)."""
+        """Connect and wait for the indexes (``vectors=False``: all but a vector index)."""
         self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
         self._graph = self._db.select_graph(self.graph_name)
         self._reads = Reads(self.server.socket_path, self.graph_name)
@@ -320,6 +319,7 @@ class FalkorStore(GraphStore):
     def _migrate_to_6(self) -> list[str]:
         if not index_passage_terms(self.run, self._indexes()[0]):
             return []
+        self._wait_for_indexes(vectors=False)  # (the new full-text index: questions need it)
         self.restore_vector_index()  # (set aside: built again, as after a start)
         return ["schema 6: the full-text index holds each passage's stemmed terms"]
 

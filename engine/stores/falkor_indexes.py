@@ -72,20 +72,21 @@ def index_passage_terms(run: Callable[..., list[dict[str, Any]]], indexed: Index
     """Schema 6 (``run``: the store's): every passage gets its terms (kgp.text.index_terms), and
     the full-text index holds them instead of the texts; False where it did already. Writes
     every passage, so the vector index goes first (FalkorDB 4.16 would keep an orphan vector
-    for each), to be built again."""
+    for each), to be built again, and the index of the texts too (each write would split its
+    text again); stopped anywhere, the next open goes on (no index of terms yet)."""
     rows = run("passages_without_terms", {"limit": 2000, "after": ""})
-    if not rows and ("Passage", "text", "FULLTEXT") not in indexed:
+    texts, terms = (("Passage", p, "FULLTEXT") in indexed for p in ("text", "terms"))
+    if not rows and not texts and terms:
         return False
     if ("Passage", "embedding", "VECTOR") in indexed:
         run("drop_passage_vector", write=True)
-    while rows:
-        terms = [{"id": r["id"], "terms": index_terms(str(r["text"] or ""))} for r in rows]
-        run("set_passage_terms", {"rows": terms}, write=True)
-        rows = run("passages_without_terms", {"limit": 2000, "after": str(rows[-1]["id"])})
-    if ("Passage", "text", "FULLTEXT") in indexed:
+    if texts or terms:  # (one full-text index a label: both go, and terms come back last)
         run("drop_passage_fulltext", write=True)
-    if ("Passage", "terms", "FULLTEXT") not in indexed:
-        run("index_passage_fulltext", write=True)
+    while rows:
+        terms_of = [{"id": r["id"], "terms": index_terms(str(r["text"] or ""))} for r in rows]
+        run("set_passage_terms", {"rows": terms_of}, write=True)
+        rows = run("passages_without_terms", {"limit": 2000, "after": str(rows[-1]["id"])})
+    run("index_passage_fulltext", write=True)
     return True
 
 
