@@ -29,7 +29,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 from kgp.client import KnowledgeGraph
-from kgp.errors import RemovalRefusedError, StoreUnavailableError
+from kgp.errors import KgpError, RemovalRefusedError, StoreUnavailableError
 from kgp.ingest import memory, prepare
 from kgp.ingest.access import ACCESS_FILE
 from kgp.ingest.embedding import Encoder
@@ -285,6 +285,19 @@ class SyncMachine(RuleBasedStateMachine):
         except RemovalRefusedError as refused:
             self._refused(refused)
 
+    @rule(names=st.lists(st.sampled_from(NAMES), min_size=2, max_size=2), text=texts, more=texts)
+    def client_syncs_twice(self, names: list[str], text: str, more: str) -> None:
+        """A file written and synced, then another: the client's second sync links by the matrix
+        its first kept, where it keeps one (the path the machine must take: kept_scans)."""
+        for name, written in zip(names, (text, more), strict=True):
+            self._write(name, written)
+            try:
+                self.kg.sync(self.folder)
+            except RemovalRefusedError as refused:  # (files deleted since the last sync)
+                self._refused(refused)
+                return
+            self.model = dict(self.files)
+
     @rule(events=st.integers(1, 3))
     def watch(self, events: int) -> None:
         """What kgp sync --watch does: a sync after each burst of file events."""
@@ -293,6 +306,8 @@ class SyncMachine(RuleBasedStateMachine):
         for outcome in seen:
             if isinstance(outcome, RemovalRefusedError):
                 self._refused(outcome)
+            elif isinstance(outcome, KgpError):  # a sync that failed for the store's sake (a
+                self.model = None  # crash twice in one sync): only a later sync says what it holds
             else:
                 self.model = dict(self.files)
 
