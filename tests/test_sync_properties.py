@@ -306,8 +306,8 @@ class SyncMachine(RuleBasedStateMachine):
         for outcome in seen:
             if isinstance(outcome, RemovalRefusedError):
                 self._refused(outcome)
-            elif isinstance(outcome, KgpError):  # a sync that failed for the store's sake (a
-                self.model = None  # crash twice in one sync): only a later sync says what it holds
+            elif isinstance(outcome, KgpError):  # a sync failed for the store's sake, reported:
+                self.model = None  # only a later sync says what the graph holds
             else:
                 self.model = dict(self.files)
 

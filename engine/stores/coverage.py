@@ -48,12 +48,14 @@ class CoveredStore(Protocol):
 ADMIN_QUERIES = frozenset(
     {
         "any_passage_vector",
+        "any_passage_without_terms",
         "best_similarities",
         "sample_passages",
         "count_knn_flags",
         "count_passages",
         "count_weak_edges",
         "knn_budget",
+        "document_passage_texts",
         "dump_nodes",
         "dump_relationships",
         "fulltext_term_all",
@@ -63,7 +65,6 @@ ADMIN_QUERIES = frozenset(
         "passage_ids",
         "passages_by_text_hash",
         "passages_needing_knn",
-        "passages_without_terms",
         "passages_without_text_hash",
         "pending_documents",
         "similar_degrees",

@@ -320,7 +320,6 @@ class FalkorStore(GraphStore):
         if not index_passage_terms(self.run, self._indexes()[0]):
             return []
         self._wait_for_indexes(vectors=False)  # (the new full-text index: questions need it)
-        self.restore_vector_index()  # (set aside: built again, as after a start)
         return ["schema 6: the full-text index holds each passage's stemmed terms"]
 
     def rebuild_vector_index(self) -> None:

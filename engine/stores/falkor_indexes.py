@@ -72,20 +72,22 @@ def index_passage_terms(run: Callable[..., list[dict[str, Any]]], indexed: Index
     """Schema 6 (``run``: the store's): every passage gets its terms (kgp.text.index_terms), and
     the full-text index holds them instead of the texts; False where it did already. Writes
     every passage, so the vector index goes first (FalkorDB 4.16 would keep an orphan vector
-    for each), to be built again, and the index of the texts too (each write would split its
-    text again); stopped anywhere, the next open goes on (no index of terms yet)."""
-    rows = run("passages_without_terms", {"limit": 2000, "after": ""})
+    for each; the store builds it again), and the index of the texts too (each write would
+    split its text again); stopped anywhere, the next open does it all again."""
     texts, terms = (("Passage", p, "FULLTEXT") in indexed for p in ("text", "terms"))
-    if not rows and not texts and terms:
+    if terms and not texts and not run("any_passage_without_terms"):
         return False
     if ("Passage", "embedding", "VECTOR") in indexed:
         run("drop_passage_vector", write=True)
     if texts or terms:  # (one full-text index a label: both go, and terms come back last)
         run("drop_passage_fulltext", write=True)
-    while rows:
-        terms_of = [{"id": r["id"], "terms": index_terms(str(r["text"] or ""))} for r in rows]
-        run("set_passage_terms", {"rows": terms_of}, write=True)
-        rows = run("passages_without_terms", {"limit": 2000, "after": str(rows[-1]["id"])})
+    documents = [str(r["id"]) for r in run("list_documents")]
+    for at in range(0, len(documents), 500):
+        rows = run("document_passage_texts", {"doc_ids": documents[at : at + 500]})
+        for start in range(0, len(rows), 2000):
+            batch = rows[start : start + 2000]
+            given = [{"id": r["id"], "terms": index_terms(str(r["text"] or ""))} for r in batch]
+            run("set_passage_terms", {"rows": given}, write=True)
     run("index_passage_fulltext", write=True)
     return True
 

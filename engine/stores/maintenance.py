@@ -38,6 +38,9 @@ class StoreMaintenance(RunsQueries):
     def rebuild_vector_index(self) -> None: ...
 
     @abstractmethod
+    def restore_vector_index(self, *, wait: bool = False) -> bool: ...
+
+    @abstractmethod
     def describe(self) -> str: ...
 
     def passages_needing_knn(self, limit: int = 1000, after: str = "") -> list[PassageVector]:
@@ -173,6 +176,9 @@ class StoreMaintenance(RunsQueries):
         if version < 6:
             steps += self._migrate_to_6()
         self.run("set_graph_schema", {"schema": SCHEMA_VERSION}, write=True)
+        # a vector index a step set aside (schema 6), built last: each write during the build
+        # waits for a batch of it (3-9 s at 100k passages)
+        self.restore_vector_index()
         return steps
 
     def record_access_sets(self) -> None:
@@ -193,7 +199,8 @@ class StoreMaintenance(RunsQueries):
         return ["schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt"]
 
     def _migrate_to_6(self) -> list[str]:
-        """Schema 6 changed the embedded store's full-text index alone (FalkorStore)."""
+        """Schema 6 changed the embedded store's full-text index alone (FalkorStore), setting
+        the vector index aside."""
         return []
 
     def dump(self) -> tuple[list[Row], list[Row]]:
