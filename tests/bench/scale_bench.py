@@ -4,7 +4,7 @@ same way, the smallest the baseline of the ratios.
     python -m tests.bench.scale_bench [--sizes 10000,100000,1000000] [--questions 50]
                                       [--work-dir DIR] [--vectors standin|encoder] [--resume]
                                       [--as-it-stands] [--reopen-only RUNS]
-                                      [--callers-only] [--no-cold-add]
+                                      [--callers-only] [--no-cold-add] [--build-only]
 
 The documents are Markdown files of 25 passages (sentences) each, written by a unigram model of
 the 2Wiki train corpus (its words at their real frequencies, sentence lengths drawn from its
@@ -304,6 +304,7 @@ def measure(
     resume: bool = False,
     as_it_stands: bool = False,
     cold_add: bool = True,
+    build_only: bool = False,
 ) -> dict:
     folder, data_dir = work / f"docs-{size}", work / f"kb-{size}"
     ledger = work / f"kb-{size}.sync.json"  # time and passages of every run so far
@@ -334,9 +335,12 @@ def measure(
                 progress.save(passages)
         write_s = progress.seconds() if not as_it_stands else progress.spent_before
         store_mb = memory_mb(store_server_pid(kg.store))
-        kept_add_s = kept_adds(size, kg, writer, folder) if not as_it_stands else None
+        measured = not (as_it_stands or build_only)
+        kept_add_s = kept_adds(size, kg, writer, folder) if measured else None
     print(f"{size}: {passages} passages in {write_s:.1f} s ({added} documents added in this run)")
     rate = passages / write_s
+    if build_only:  # closed as any session closes: the next start is a reopen like any other
+        return {"passages": passages, "write_rows_per_s": round(rate, 1), "store_mb": store_mb}
     if as_it_stands:  # the rate of the runs that wrote it, as their ledger keeps it
         spent = json.loads(ledger.read_text())
         rate = spent["passages"] / spent["seconds"]
@@ -558,6 +562,12 @@ def main() -> None:
         help="Leave out the add in a new session (cold_add_s null): it waits for the vector "
         "index to be built again, about 25 minutes at 1M here.",
     )
+    parser.add_argument(
+        "--build-only",
+        action="store_true",
+        help="Only sync the graphs (with --resume, go on with them) and close: measure them "
+        "later with --reopen-only or --as-it-stands (at 1M each index build waits ~35 minutes).",
+    )
     parser.add_argument("--plot", type=Path, default=None, help="Draw cost against size here.")
     parser.add_argument(
         "--replot", type=Path, default=None, help="Only draw --plot from this run's JSON line."
@@ -601,7 +611,11 @@ def main() -> None:
             args.resume,
             args.as_it_stands,
             cold_add=not args.no_cold_add,
+            build_only=args.build_only,
         )
+        if args.build_only:
+            print(f"{size}: built: {results[str(size)]}", flush=True)
+            continue
         row = results[str(size)]
         base = results[str(sizes[0])]
         print(
