@@ -10,7 +10,6 @@ one client per store), and the client its own syncers' (:meth:`GraphWriting.sync
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
 
 
 RETRY_FIRST_S, RETRY_MAX_S = 2.0, 300.0  # a watch's pause after a failed sync, doubled to the max
-HOLD_POLL_SECONDS = 5.0  # how often a long-lived process asks whether the vector index is built
 REJECTED_TRIES = 3  # syncs in a row the store may reject (StoreError) before a watch gives up
 
 
@@ -161,12 +159,15 @@ class GraphWriting:
                 if self._lent:
                     return False  # (called within one of this thread's syncs)
                 kept = self._kept_linker()
-                if kept.memory.whole.known:
+                if kept.memory.holds_whole():
                     return True
+                kept.memory.release()  # (what it held, if anything, is stale: freed first)
                 began = self._writes_now()
                 with self.store.reading_as(ADMIN_CALLER):
                     if began[0] is None or self.store.knn_flags():
                         return False
+                    if self.store.count_passages() > kept.memory.whole.limit:
+                        return False  # (known without reading up to the limit)
             with self.store.reading_as(ADMIN_CALLER):
                 whole, links = read_whole(self.store, kept.k)
             with self._lending:
@@ -183,41 +184,28 @@ class GraphWriting:
         with self._rw.reading():
             return self._kept_era(), self._writes
 
+    def held_vectors(self) -> int | None:
+        """How many passages' vectors this client holds as the graph's whole matrix (None:
+        none held, or another process wrote since)."""
+        with self._lending:  # (after a sync in flight)
+            kept = self._kept
+            return kept.memory.whole.count if kept and kept.memory.holds_whole() else None
+
+    def writes_mark(self) -> Hashable | None:
+        """A mark that changes with every write the graph takes, this client's or another
+        process's; None where the store cannot tell another process's (Neo4j)."""
+        era, writes = self._writes_now()
+        return None if era is None else (era, writes)
+
     def holding_vectors(self, say: Callable[[str], None]) -> threading.Thread | None:
-        """:meth:`hold_vectors` in a daemon thread unless the settings say not to, once the vector
-        index is complete, saying in one line how it went (``kgp serve``, ``kgp sync --watch``)."""
+        """:meth:`hold_vectors` in a daemon thread for as long as this client is open, unless the
+        settings say not to: read again each time it stops holding them, saying in one line what
+        it holds when that changes (``kgp serve``, ``kgp sync --watch``; :mod:`kgp.holding`)."""
         if not self.settings.hold_vectors:
             return None
+        from kgp.holding import keep_holding
 
-        def hold() -> None:
-            # once the vector index FalkorDB builds after a start is complete: writes wait for
-            # it anyway, and a read beside the build slowed both (unfinished in 14 min at 1M)
-            try:
-                while self.store.index_health(sample=0).state == "building":
-                    if self._closing.wait(HOLD_POLL_SECONDS):
-                        return
-                began = time.perf_counter()
-                held = self.hold_vectors()
-            except KgpError as exc:  # (closed meanwhile, or its server lost)
-                if not self._closing.is_set():
-                    say(f"every passage's vector not held ({exc}); adds link by the vector index")
-                return
-            kept = self._kept
-            if held and kept is not None and kept.memory.whole.known:
-                say(
-                    f"holding every passage's vector ({kept.memory.whole.count:,}, read in "
-                    f"{time.perf_counter() - began:.1f} s): adds link by their matrix"
-                )
-            else:
-                say(
-                    "every passage's vector not held (another process writes, a removal's "
-                    "refill waits, the graph is past the matrix's limit, or the store cannot "
-                    "tell other writers): adds link by the vector index"
-                )
-
-        thread = threading.Thread(target=hold, name="kgp-hold-vectors", daemon=True)
-        thread.start()
-        return thread
+        return keep_holding(self, say, self._closing)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:

@@ -104,6 +104,12 @@ class Memory:
             self._began = False  # (an empty graph starts the whole matrix again)
         self._era = era
 
+    def holds_whole(self) -> bool:
+        """Whether this holds every passage's vector and no one else wrote since it last
+        looked (what the next sync keeps, :meth:`begin`)."""
+        era = self.era()
+        return self.whole.known and era is not None and era == self._era
+
     def _check_alone(self) -> None:
         """Within a sync, before a group: drop what this holds if another writer wrote since
         (where that cannot be told, the count and the flags are checked, as before; a write of
@@ -113,6 +119,10 @@ class Memory:
         if era is not None and era != self._era:
             self._drop()
             self._era = era
+
+    def release(self) -> None:
+        """Free what this holds (before a new read of the whole matrix: not both at once)."""
+        self._drop()
 
     def _drop(self) -> None:
         self.whole.stop()

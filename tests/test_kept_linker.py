@@ -6,6 +6,8 @@ first write of another, even one that no count shows."""
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,14 @@ from tests.graphs import DIM, make_document
 from tests.test_falkor_server import crash
 from tests.test_linker import lists_and_exact
 from tests.test_whole import random_documents
+
+
+def until(happened: Callable[[], object], timeout: float = 60.0) -> None:
+    """Wait until ``happened()`` is true (a background thread's doing)."""
+    deadline = time.monotonic() + timeout
+    while not happened():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
 
 
 def extra_documents(into: Path, *, seed: int, documents: int) -> Path:
@@ -311,8 +321,10 @@ def test_what_was_read_while_the_graph_took_a_write_is_not_held(
         monkeypatch.setattr(kg.store, "writes_era", lambda: None)  # as Neo4j's
         assert not kg.hold_vectors()
         monkeypatch.undo()
-        monkeypatch.setattr(memory, "Whole", lambda k: Whole(k, limit=10))  # past its limit
-        assert not kg.hold_vectors()
+    monkeypatch.setattr(memory, "Whole", lambda k: Whole(k, limit=10))  # past its limit
+    monkeypatch.setattr(memory, "read_whole", lambda *a, **k: pytest.fail("read"))
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        assert not kg.hold_vectors()  # (told by the count: nothing read)
 
 
 def test_a_long_lived_process_says_whether_it_holds_the_vectors(
@@ -328,8 +340,10 @@ def test_a_long_lived_process_says_whether_it_holds_the_vectors(
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
         thread = kg.holding_vectors(said.append)
         assert thread is not None
-        thread.join(timeout=60)
+        until(lambda: said)
         passages = kg.stats().labels["Passage"]
+    thread.join(timeout=60)  # (it keeps the matrix until the close)
+    assert not thread.is_alive()
     assert len(said) == 1 and said[0].startswith(f"holding every passage's vector ({passages:,}")
     with kgp.open(
         data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder(), hold_vectors=False
@@ -356,14 +370,14 @@ def test_a_long_lived_process_reads_the_vectors_once_the_index_is_built(
     """The background read waits while FalkorDB builds the vector index after a start (writes
     wait for the build anyway, and a read beside it slowed both: unfinished in 14 minutes at
     1M passages); a close during that wait ends it quietly, reading nothing."""
-    from kgp import writing
+    from kgp import holding
     from kgp.ingest import memory
     from kgp.stores.health import IndexHealth
 
     folder = random_documents(tmp_path / "docs", seed=17, documents=3, sentences=5)
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as writer:
         writer.sync(folder)
-    monkeypatch.setattr(writing, "HOLD_POLL_SECONDS", 0.01)
+    monkeypatch.setattr(holding, "HOLD_POLL_SECONDS", 0.01)
     events: list[str] = []
     read = memory.read_whole
     monkeypatch.setattr(
@@ -384,7 +398,7 @@ def test_a_long_lived_process_reads_the_vectors_once_the_index_is_built(
         monkeypatch.setattr(kg.store, "index_health", building_twice)
         thread = kg.holding_vectors(said.append)
         assert thread is not None
-        thread.join(timeout=60)
+        until(lambda: said)
         assert events == ["building", "building", "complete", "read"]
         assert len(said) == 1 and said[0].startswith("holding every passage's vector")
     events.clear()
@@ -396,3 +410,74 @@ def test_a_long_lived_process_reads_the_vectors_once_the_index_is_built(
     assert thread is not None
     thread.join(timeout=60)
     assert not thread.is_alive() and events == [] and len(said) == 1
+
+
+def test_a_long_lived_process_holds_the_vectors_again_after_another_writer_or_a_failed_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int]
+) -> None:
+    """Another process's write ends the matrix a long-lived process holds, and so does a sync
+    of its own that failed: the keeper reads every vector again once a look sees no new write,
+    says so, and the next add links by the matrix again, each passage ending with exactly its
+    k nearest. After a read it could not keep (a refill waited), it reads only once a write
+    came; where the store cannot tell other writers, it holds nothing and ends."""
+    from kgp import holding
+
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
+    monkeypatch.setattr(holding, "REHOLD_SECONDS", 0.05)
+    folder = random_documents(tmp_path / "docs", seed=18, documents=6, sentences=6)
+    extra = extra_documents(tmp_path / "extra", seed=19, documents=4)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as writer:
+        writer.sync(folder)
+    said: list[str] = []
+
+    def held_again(times: int) -> bool:  # (a snapshot of the server's, as after another
+        # process's write, may start a new era once more: then it reads once more)
+        again = [line for line in said if line.startswith("holding every passage's vector again")]
+        return len(again) >= times and kg.held_vectors() == kg.stats().labels["Passage"]
+
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        tries: list[int] = []
+        hold = kg.hold_vectors
+        monkeypatch.setattr(kg, "hold_vectors", lambda: tries.append(1) or hold())
+        thread = kg.holding_vectors(said.append)
+        assert thread is not None
+        until(lambda: said)
+        assert said[0].startswith("holding every passage's vector (")
+        assert kg.held_vectors() == kg.stats().labels["Passage"]
+        with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as other:
+            other.add(extra / "e00.md", root=extra)  # (another process's write)
+        until(lambda: held_again(1))
+        scanned.clear()
+        kg.add(extra / "e01.md", root=extra)
+        assert scanned == [6]  # by the matrix read again
+        encode = kg.encoder.encode
+        monkeypatch.setattr(kg.encoder, "encode", lambda texts: 1 / 0)
+        with pytest.raises(ZeroDivisionError):
+            kg.add(extra / "e02.md", root=extra)  # a sync of its own that failed
+        monkeypatch.setattr(kg.encoder, "encode", encode)
+        until(lambda: held_again(2))
+        scanned.clear()
+        kg.add(extra / "e02.md", root=extra)
+        assert scanned == [6]
+        stored, expected = lists_and_exact(kg)
+        assert stored == expected
+        monkeypatch.setattr(kg.store, "knn_flags", lambda: 1)  # a refill waits: not held
+        with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as other:
+            other.add(extra / "e03.md", root=extra)
+        until(lambda: said[-1].startswith("every passage's vector not held"))
+        time.sleep(0.2)  # (a snapshot's new era, if any, tried again meanwhile)
+        count = len(tries)
+        time.sleep(0.5)  # (ten looks: no write came, so no new try)
+        assert len(tries) == count and thread.is_alive()
+        monkeypatch.setattr(kg.store, "knn_flags", lambda: 0)
+        kg.remove("e03.md")  # a write: it reads again
+        until(lambda: held_again(3))
+        lines = len(said)
+    thread.join(timeout=60)
+    assert not thread.is_alive() and len(said) == lines
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+        monkeypatch.setattr(kg.store, "writes_era", lambda: None)  # as Neo4j's
+        thread = kg.holding_vectors(said.append)
+        assert thread is not None
+        thread.join(timeout=60)
+        assert not thread.is_alive() and said[-1].startswith("every passage's vector not held")
