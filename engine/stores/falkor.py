@@ -21,6 +21,7 @@ from kgp.stores.falkor_indexes import (
     RANGE_INDEXES,
     WRITE_INDEXES,
     IndexPolls,
+    before_terms,
     index_passage_terms,
     indexes_of,
     unfinished,
@@ -37,11 +38,10 @@ from kgp.stores.tracer import Tracer
 
 
 class FalkorStore(GraphStore):
-    """The embedded store. ``open()`` starts (or joins) the data directory's server.
-
-    Ids are unique by construction: a document's nodes are deleted and re-created by one atomic
-    query, with ids derived from the document id, and indexed. FalkorDB's unique constraints
-    crashed FalkorDB 4.16 (SIGSEGV in ``EnforceUniqueEntity``) in the contract tests."""
+    """The embedded store. ``open()`` starts (or joins) the data directory's server. Ids are
+    unique by construction: a document's nodes are deleted and re-created by one atomic query,
+    with ids derived from the document id, and indexed. FalkorDB's unique constraints crashed
+    FalkorDB 4.16 (SIGSEGV in ``EnforceUniqueEntity``) in the contract tests."""
 
     dialect = "falkordb"
     covered_reads = True  # one server, one graph: a client's queries see it in one order
@@ -86,8 +86,9 @@ class FalkorStore(GraphStore):
         self.server.start()
         atexit.register(self.close)
         self._connect(vectors=False)  # (a vector index built after a killed server's log)
-        restored = self.restore_vector_index()  # whatever other index a replayed log builds
-        if self._vectors_ready and not restored and self.server.launched:
+        if before_terms(self) or self.restore_vector_index():  # (a migration's: after it)
+            return self
+        if self._vectors_ready and self.server.launched:
             # a replayed log that creates the vector index (an older kgp's) leaves orphans
             self.heal_vector_index()
         return self
