@@ -71,15 +71,13 @@ PARK_COMPACT_SECONDS = 1800.0
 
 
 def before_terms(store: GraphStore) -> bool:
-    """Whether the graph's schema is older than 6 (a graph of passages that records none: 1),
-    whose migration writes every passage with the vector index set aside, then builds it: the
-    open leaves it to the migration (dropped during a build the open began, it waited for a
-    batch of it: 3.3 s of a 100k graph's migration)."""
+    """Whether the graph records a schema older than 6, whose migration writes every passage
+    with the vector index set aside, then builds it: the open leaves it to the migration
+    (dropped during a build the open began, it waited for a batch of it: 3.3 s of a 100k
+    graph's migration). A graph that records none builds it at the open, as before."""
     with store.reading_as(ADMIN_CALLER):
         rows = store.run("graph_schema")
-        if not rows:
-            return bool(store.run("count_labels"))
-    return rows[0]["schema"] is None or int(rows[0]["schema"]) < 6
+    return bool(rows) and rows[0]["schema"] is not None and int(rows[0]["schema"]) < 6
 
 
 def index_passage_terms(run: Callable[..., list[dict[str, Any]]], indexed: Indexed) -> bool:
