@@ -61,8 +61,8 @@ def keep_holding(
                 mark = kg.writes_mark()
                 if kg.held_vectors() is None and (held_before is not False or mark != failed_at):
                     began = time.perf_counter()
-                    held, count = kg.hold_vectors(), kg.held_vectors()
-                    if held and count is not None:
+                    count = kg.held_vectors() if kg.hold_vectors() else None
+                    if count is not None:
                         again = " again" if held_before is not None else ""
                         seconds = time.perf_counter() - began
                         say(

@@ -340,7 +340,11 @@ def measure(
     print(f"{size}: {passages} passages in {write_s:.1f} s ({added} documents added in this run)")
     rate = passages / write_s
     if build_only:  # closed as any session closes: the next start is a reopen like any other
-        return {"passages": passages, "write_rows_per_s": round(rate, 1), "store_mb": store_mb}
+        return {
+            "passages": passages,
+            "write_rows_per_s": round(rate, 1),
+            "store_mb": round(store_mb, 1),
+        }
     if as_it_stands:  # the rate of the runs that wrote it, as their ledger keeps it
         spent = json.loads(ledger.read_text())
         rate = spent["passages"] / spent["seconds"]
@@ -566,7 +570,7 @@ def main() -> None:
         "--build-only",
         action="store_true",
         help="Only sync the graphs (with --resume, go on with them) and close: measure them "
-        "later with --reopen-only or --as-it-stands (at 1M each index build waits ~35 minutes).",
+        "later with --reopen-only or --as-it-stands (at 1M, 41 minutes of index build each).",
     )
     parser.add_argument("--plot", type=Path, default=None, help="Draw cost against size here.")
     parser.add_argument(
@@ -629,7 +633,7 @@ def main() -> None:
             f"({row['kb_per_passage']} KB/passage), recall@10 {row['recall_at_10']}",
             flush=True,
         )
-    if args.plot is not None:
+    if args.plot is not None and not args.build_only:  # (nothing measured to draw)
         plot(results, args.plot)
     print(json.dumps(results))
 
