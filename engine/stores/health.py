@@ -27,9 +27,9 @@ def ef_for(passages: int) -> int:
     (recall@10 of the scale bench's questions at 256: 0.996 at 10k, 0.947 at 100k, 0.836 at 300k,
     0.692 at 1M); a search's cost grows about 1.5× for twice the candidates. The candidates
     follow the square root of the size: at the top of each band (100k, 200k, 400k, 800k, 1.6M,
-    ...) as many per passage as the doubling-per-fourfold schedule kept at its tops (0.954 at
-    795k with 1,024 and VECTOR_M 32, 0.966 at 300k with 1,024 and M 16), and below a top fewer
-    than that schedule gave: 1,448 instead of 2,048 at 1M (docs/benchmarks.md, "Half-octave
+    ...) as many for the square root of the size as the schedule before this (doubled for each
+    fourfold growth) kept at its tops (recall@10 0.954 at 795k with 1,024 and VECTOR_M 32), and
+    fewer than it below them: 1,448 instead of 2,048 at 1M (docs/benchmarks.md, "Half-octave
     bands")."""
     step = 0
     while passages > EF_PASSAGES << step and EF_LEAST * 2 ** (step / 2) < EF_MOST:
