@@ -74,10 +74,8 @@ def test_a_low_sampled_recall_asks_for_a_rebuild() -> None:
 
 
 def test_the_index_keeps_more_candidates_as_the_graph_grows() -> None:
-    """efRuntime by size: 256 to 50,000 passages, √2 times as many for each twofold growth
-    (rounded), capped: at each band's top as many as doubling for each fourfold growth gave."""
-    steps = {0: 256, 50_000: 256, 50_001: 362, 100_001: 512, 200_000: 512, 200_001: 724}
-    steps |= {400_001: 1024, 800_000: 1024, 800_001: 1448, 1_000_000: 1448, 1_600_001: 2048}
+    """efRuntime by size: 256 to 50,000 passages, doubled for each fourfold growth, capped."""
+    steps = {0: 256, 50_000: 256, 50_001: 512, 200_000: 512, 200_001: 1024, 800_001: 2048}
     assert {n: ef_for(n) for n in steps} == steps
     assert ef_for(10**12) == index_health.EF_MOST
     sizes = [0, 1, 10**4, 10**5, 10**6, 10**7, 10**9]
@@ -91,7 +89,7 @@ def test_an_index_built_for_a_smaller_graph_is_rebuilt(
     with more candidates once the graph has grown past a step: at the next start (the index
     set aside at the close is built again) and by kgp maintain in a session that keeps it; a
     setting (KGP_VECTOR_EF) overrides the size, and a larger index than asked for is kept."""
-    monkeypatch.setattr(index_health, "EF_PASSAGES", 100)  # 362 past 100 passages, 512 past 200
+    monkeypatch.setattr(index_health, "EF_PASSAGES", 100)  # 512 past 100 passages
     store = FalkorStore(data_dir=data_dir).open()
     store.ensure_schema(DIM)  # an empty graph: 256
     store.write_documents([make_document(f"g{i}.txt", 50, seed=i, tables=0) for i in range(5)])
@@ -106,11 +104,11 @@ def test_an_index_built_for_a_smaller_graph_is_rebuilt(
         assert not report.after.needs_rebuild and report.after.recall_at_10 == 1.0
     finally:
         store.close()  # sets the index aside: the next start builds it again
-    monkeypatch.setattr(index_health, "EF_PASSAGES", 50)  # as if it had grown: 724
+    monkeypatch.setattr(index_health, "EF_PASSAGES", 50)  # as if it had grown: 1024
     grew = FalkorStore(data_dir=data_dir).open()
     try:
         grew.await_vector_index()
-        assert grew.index_health(sample=0).ef_runtime == 724
+        assert grew.index_health(sample=0).ef_runtime == 1024
     finally:
         grew.close()
     fixed = FalkorStore(data_dir=data_dir, ef_runtime=4000, park=False).open()  # built again
