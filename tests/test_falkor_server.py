@@ -525,6 +525,30 @@ def test_a_server_that_holds_a_query_without_working_is_stopped_and_started_agai
         store.close()
 
 
+def test_a_clear_a_stuck_server_held_is_made_again_once_it_is_started_again(
+    data_dir: Path,
+) -> None:
+    """A clear is the same made twice, so one the server held without working (FalkorDB 4.16
+    deadlocked at a new graph's first write: a CI run's test fixture failed in its clear with
+    StoreRestartedError) is made again after the restart: the graph is empty, with no orphans,
+    and takes the next write."""
+    store = FalkorStore(data_dir=data_dir, stall_seconds=1.0).open()
+    try:
+        store.ensure_schema(DIM)
+        store.write_document(make_document("gone.txt", 6, seed=1, tables=0))
+        pid = store.server.server_pid()
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)
+        store.clear()
+        assert not _pid_alive(pid) and store.server.server_pid() != pid  # stopped, not waited on
+        assert store.dump() == ([], [])  # every node and relationship gone
+        store.ensure_schema(DIM)
+        store.write_document(make_document("new.txt", 3, seed=2, tables=0))
+        assert store.count_passages() == 3 and store.orphaned_vectors() == 0
+    finally:
+        store.close()
+
+
 def crash(store: FalkorStore) -> int:
     """Crash the store's server as a FalkorDB bug would (SIGSEGV: it writes a crash report)."""
     pid = store.server.server_pid()

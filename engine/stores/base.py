@@ -14,7 +14,7 @@ from typing import Any, Self
 from kgp import cypher
 from kgp.access import ADMIN, ADMIN_CALLER, Caller
 from kgp.closing import Closing
-from kgp.errors import AccessDeniedError
+from kgp.errors import AccessDeniedError, StoreRestartedError
 from kgp.stores.counting import StoreCounts
 from kgp.stores.coverage import (
     ADMIN_QUERIES,
@@ -368,7 +368,16 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
 
     def clear(self) -> None:
         """Delete every node and relationship (for tests and ``kgp reset``); the vector index
-        is rebuilt where it keeps orphans, since every vector in it just became one."""
+        is rebuilt where it keeps orphans, since every vector in it just became one. Made again
+        once after a stuck server's restart (StoreRestartedError: it may or may not have been
+        made, and making it again is the same; FalkorDB 4.16 deadlocked at a new graph's first
+        write, which is often a clear)."""
+        try:
+            self._clear()
+        except StoreRestartedError:
+            self._clear()
+
+    def _clear(self) -> None:
         self.run("clear", write=True)
         self.schema_ready = False  # the graph's encoder and schema records went too
         self.rebuild_vector_index()
