@@ -9,7 +9,7 @@ from typing import Any, Self
 
 import redis
 from falkordb import FalkorDB, Graph
-from kgp import cypher
+from kgp import cypher, errors
 from kgp.access import ADMIN_CALLER
 from kgp.errors import ConfigurationError, StoreError, StoreRestartedError, StoreUnavailableError
 from kgp.stores import health
@@ -367,10 +367,7 @@ class FalkorStore(GraphStore):
     def ensure_schema(self, dimension: int) -> None:
         """Create the indexes the graph lacks (each checked first, so making it again after a
         stuck server's restart is safe: FalkorDB 4.16 deadlocked at a new graph's first one)."""
-        try:
-            self._ensure_schema(dimension)
-        except StoreRestartedError:
-            self._ensure_schema(dimension)
+        errors.again_after_restart(lambda: self._ensure_schema(dimension))
 
     def _ensure_schema(self, dimension: int) -> None:
         indexed, vector = self._indexes()
