@@ -29,6 +29,7 @@ from kgp.stores.falkor_indexes import (
 )
 from kgp.stores.falkor_params import params_header, plain
 from kgp.stores.falkor_reply import Reads
+from kgp.stores.falkor_saved import LoadedLog, SavedBeside
 from kgp.stores.falkor_server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
 from kgp.stores.health import IndexHealth, built_with, sampled_recall, too_many_orphans
 from kgp.stores.maintenance import Row
@@ -37,7 +38,7 @@ from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
 
 
-class FalkorStore(GraphStore):
+class FalkorStore(SavedBeside, GraphStore):
     """The embedded store. ``open()`` starts (or joins) the data directory's server. Ids are
     unique by construction: a document's nodes are deleted and re-created by one atomic query,
     with ids derived from the document id, and indexed. FalkorDB's unique constraints crashed
@@ -75,6 +76,7 @@ class FalkorStore(GraphStore):
         # stops a server that holds a query unanswered without working (kgp.stores.stall)
         self._watch = StallWatch(self.server.server_pid, seconds=stall_seconds)
         self._own = OwnWrites(lambda: server_count(self._db))  # whether others wrote (writes_era)
+        self._log = LoadedLog(self._own)  # whether it is the graph the server loaded (log_stamp)
         self.park = park  # the last user to close sets the vector index aside (see below)
 
     def describe(self) -> str:
@@ -86,6 +88,7 @@ class FalkorStore(GraphStore):
         self.server.start()
         atexit.register(self.close)
         self._connect(vectors=False)  # (a vector index built after a killed server's log)
+        self._log.opened(self.server.loaded)
         if before_terms(self) or self.restore_vector_index():  # (a migration's: after it)
             return self
         if self._vectors_ready and self.server.launched:
@@ -97,7 +100,8 @@ class FalkorStore(GraphStore):
         atexit.unregister(self.close)
         try:
             park = self._park_indexes if self.park and self._graph is not None else None
-            self.server.stop(before_shutdown=park)  # the last user sets indexes aside
+            before, after = self._log.stopping(park)  # the last user sets indexes aside
+            self.server.stop(before_shutdown=before, after_shutdown=after)
         finally:
             self._watch.close()
             self._disconnect()
@@ -238,6 +242,7 @@ class FalkorStore(GraphStore):
                 if not write:  # (over RESP3: kgp.stores.falkor_reply)
                     with self._watch.watching():
                         return self._opened()[1].rows(text)
+                self._log.data_writes += 1
                 with self._watch.watching(), self._own.around() as own:
                     result = self.graph.query(text)
                     own(result)  # (what it changed: OwnWrites)
@@ -301,10 +306,9 @@ class FalkorStore(GraphStore):
         self._vectors_ready = vectors or "Passage" not in polls.every()
 
     def _disconnect(self) -> None:
-        for client in (self._db and self._db.connection, self._reads):
-            if client is not None:
-                client.close()
-        self._db, self._reads = None, None
+        clients, self._db, self._reads = (self._db and self._db.connection, self._reads), None, None
+        for client in filter(None, clients):
+            client.close()
 
     def _reload(self, *, crashed: bool = False) -> None:
         """Reload the graph from the append-only file, which never holds a failed query: after a
@@ -342,8 +346,7 @@ class FalkorStore(GraphStore):
 
     def needs_healing(self) -> bool:
         """Past a fifth of the index's entries orphaned, and at least health.ORPHAN_MIN."""
-        live, orphans = self.vector_index_entries()
-        return too_many_orphans(live, orphans)
+        return too_many_orphans(*self.vector_index_entries())
 
     def vector_dimension(self) -> int | None:
         dimension = self._indexes()[1].get("dimension")  # (no options without an index)

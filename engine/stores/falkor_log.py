@@ -11,6 +11,7 @@ server is gone. Any compaction forgets the mark: the snapshot then holds what is
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -20,7 +21,9 @@ from pathlib import Path
 import redis
 from kgp.errors import StoreUnavailableError
 from kgp.files import write_private
+from kgp.stores.own_writes import Count, count_of
 
+STAMP_TAIL = 65536  # bytes at the end of each part of the log that its stamp hashes
 MARK = "start-writes"  # where the log ended before a start's own writes (JSON)
 LOG_DIR = "appendonlydir"
 MANIFEST = "appendonly.aof.manifest"
@@ -59,15 +62,42 @@ class AppendOnlyLog:
         return LogEnd(part, (self.home / LOG_DIR / part).stat().st_size, self.size())
 
     def _newest_part(self) -> str:
+        parts = [name for name, kind in self._parts() if kind == "i"]
+        if not parts:
+            raise StoreUnavailableError(f"{self.home / LOG_DIR / MANIFEST} names no log file")
+        return parts[-1]
+
+    def _parts(self) -> list[tuple[str, str]]:
+        """The manifest's files, oldest first, each with its type (b: the snapshot, i: writes
+        after it)."""
         parts = []
         for line in (self.home / LOG_DIR / MANIFEST).read_text(encoding="utf-8").splitlines():
             words = line.split()
             fields = dict(zip(words[::2], words[1::2], strict=False))
-            if fields.get("type") == "i" and "file" in fields:
-                parts.append(fields["file"])
-        if not parts:
-            raise StoreUnavailableError(f"{self.home / LOG_DIR / MANIFEST} names no log file")
-        return parts[-1]
+            if "file" in fields and "type" in fields:
+                parts.append((fields["file"], fields["type"]))
+        return parts
+
+    def stamp(self) -> str:
+        """What the log holds, in a few bytes: a hash of its parts' names, types, sizes and
+        last STAMP_TAIL bytes. It changes with every write (each grows the log), a compaction
+        and a cut; not with a start, a stop or a read. Read it with the server stopped, or
+        where no write can come meanwhile."""
+        digest = hashlib.sha256()
+        for name, kind in self._parts():
+            path = self.home / LOG_DIR / name
+            with path.open("rb") as handle:
+                size = handle.seek(0, 2)
+                handle.seek(max(0, size - STAMP_TAIL))
+                tail = handle.read()
+            digest.update(f"{name}\0{kind}\0{size}\0".encode())
+            digest.update(hashlib.sha256(tail).digest())
+        return digest.hexdigest()
+
+    def count(self) -> Count:
+        """The server's count of changes (:mod:`kgp.stores.own_writes`)."""
+        with self.client(timeout=30.0) as conn:
+            return count_of(conn.info("server", "persistence"))
 
     def loading(self) -> str | None:
         """How far the server's load of its snapshot and log is, in words ("62% of 1.9 GB,

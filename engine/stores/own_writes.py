@@ -15,7 +15,7 @@ it."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -61,6 +61,11 @@ class OwnWrites:
                     self.era += 1
                 self._seen = after
 
+    @property
+    def seen(self) -> Count | None:
+        """The server's count as this store last read it."""
+        return self._seen
+
     def now(self) -> int:
         """The era now: the same number as before means no one else wrote meanwhile."""
         with self._lock:
@@ -92,11 +97,15 @@ def server_count(client: Any) -> Count | None:
     """The server's count of changes (``client``: a FalkorDB connection, None before one is
     made), None when it cannot be read."""
     try:
-        info = client.connection.info("server", "persistence")
-        return (
-            str(info["run_id"]),
-            int(info["rdb_changes_since_last_save"]),
-            int(info["rdb_last_save_time"]),
-        )
+        return count_of(client.connection.info("server", "persistence"))
     except (AttributeError, KeyError, ValueError, redis.RedisError, OSError):
         return None
+
+
+def count_of(info: Mapping[str, Any]) -> Count:
+    """The count of changes in the server's INFO (its server and persistence sections)."""
+    return (
+        str(info["run_id"]),
+        int(info["rdb_changes_since_last_save"]),
+        int(info["rdb_last_save_time"]),
+    )
