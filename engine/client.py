@@ -87,6 +87,7 @@ class KnowledgeGraph(GraphWriting, Closing):
 
     def close(self) -> None:
         self._closing.set()  # (a read of every vector in the background ends quietly)
+        self._save_at_stop()
         self.store.close()
 
     def retriever(

@@ -117,6 +117,11 @@ class Settings(BaseSettings):
     # background, so that what they add is linked by the whole matrix (about 1.5 KB a passage
     # in their memory; KnowledgeGraph.hold_vectors); KGP_HOLD_VECTORS=0 links by the index
     hold_vectors: bool = True
+    # a process holding every passage's vector (a first sync, kgp serve, kgp sync --watch)
+    # saves it beside the graph when it stops the server (1.5 KB a passage on disk), and the
+    # next process restores it for its adds while the graph is still the one saved
+    # (kgp.ingest.whole_file); KGP_SAVE_VECTORS=0 neither saves nor restores
+    save_vectors: bool = True
     embed_batch: int = Field(default=64, ge=1, le=4096)
     max_file_mb: float = Field(default=20.0, gt=0)
     # a sync that would remove every document, or more than this share of 10 or more, is

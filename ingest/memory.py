@@ -88,6 +88,9 @@ class Memory:
         # a number that stays the same while every write was this linker's own (None: cannot
         # tell): the store's writes_era, and for a client's kept linker its other syncers' too
         self.era: Callable[[], Hashable | None] = lambda: self.store.writes_era()
+        # the matrix a process that held it saved, while it is still the graph's (None: none;
+        # a client's kept linker: kgp.ingest.whole_file)
+        self.saved: Callable[[], Whole | None] | None = None
         self._era: Hashable | None = None  # as it was when this last looked
         self.syncs = 0  # syncs begun (the linker looks for its budget once in each)
 
@@ -95,7 +98,8 @@ class Memory:
         """At a sync's start: keep what this holds only while it holds every passage (the
         whole matrix) and no one else wrote since it last looked (never where that cannot be
         told); otherwise start afresh, as a new process would, its index time included (so an
-        added document never loads the matrix)."""
+        added document never loads the matrix), from the matrix the last holder saved where the
+        graph is still the one it saved (``saved``: a process's first write restores it)."""
         self.syncs += 1
         self.index_s = 0.0
         era = self.era()
@@ -103,12 +107,18 @@ class Memory:
             self._drop()
             self._began = False  # (an empty graph starts the whole matrix again)
         self._era = era
+        if not self.whole.known:  # (before this sync writes: a saved matrix holds till then)
+            self.restore_saved()
 
     def holds_whole(self) -> bool:
         """Whether this holds every passage's vector and no one else wrote since it last
         looked (what the next sync keeps, :meth:`begin`)."""
         era = self.era()
         return self.whole.known and era is not None and era == self._era
+
+    def held_era(self) -> Hashable | None:
+        """The era in which this holds every passage's vector (None: it does not)."""
+        return self._era if self.holds_whole() else None
 
     def _check_alone(self) -> None:
         """Within a sync, before a group: drop what this holds if another writer wrote since
@@ -245,6 +255,22 @@ class Memory:
         doubles formatted by the server). The linker checks the count afterwards, as before
         every group."""
         self.adopt(*read_whole(self.store, self.k, batch))
+
+    def restore_saved(self) -> bool:
+        """Hold the matrix saved beside the graph, if it is the graph's now (``saved``): as if
+        this memory had written every passage. True if it does."""
+        if self.saved is None:
+            return False
+        era = self.era()
+        whole = self.saved()
+        if whole is None or era is None or self.era() != era:
+            return False
+        self._drop()
+        self.whole, self._began, self._era = whole, True, era
+        self._links.update(whole.noted_lists())
+        while len(self._links) > self.size:
+            del self._links[next(iter(self._links))]
+        return True
 
     def adopt(
         self,

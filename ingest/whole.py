@@ -44,6 +44,10 @@ class Whole:
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._bars = np.zeros(0, dtype=np.float32)
         self._live = np.zeros(0, dtype=bool)
+        # each row's neighbour list as last noted: its degree (-1: none noted) and weakest
+        # score (NaN: none, kept as read), which a saved matrix keeps (kgp.ingest.whole_file)
+        self._degrees = np.zeros(0, dtype=np.int32)
+        self._weakest = np.zeros(0, dtype=np.float64)
 
     @property
     def count(self) -> int:
@@ -85,6 +89,8 @@ class Whole:
         self._matrix[rows] = vectors[fresh]
         self._bars[rows] = -np.inf  # until its list is noted
         self._live[rows] = True
+        self._degrees[rows] = -1
+        self._weakest[rows] = np.nan
 
     def drop(self, doc_id: str) -> None:
         """A document was written again or removed: its passages' rows are dead."""
@@ -101,6 +107,8 @@ class Whole:
         if row is not None:
             below = degree < self.k or weakest is None
             self._bars[row] = -np.inf if below else np.float32(weakest) - np.float32(ROUGH)
+            self._degrees[row] = degree
+            self._weakest[row] = np.nan if weakest is None else weakest
 
     def vector(self, pid: str) -> np.ndarray | None:
         row = self._rows.get(pid)
@@ -166,6 +174,70 @@ class Whole:
         gaining = np.concatenate(weak) if weak else np.zeros(0, dtype=np.int64)
         return candidates, [str(self._ids[row]) for row in gaining.tolist()]
 
+    # -- saved and restored (kgp.ingest.whole_file) ------------------------------------------
+
+    def saved_rows(self) -> tuple[list[str], np.ndarray, list[tuple[str, int]]]:
+        """The held passages' ids and rows, grouped by document, with each document and its
+        number of passages: what a saved matrix holds, in its order."""
+        by_doc = sorted(self._docs.items())
+        ids = [pid for _, pids in by_doc for pid in sorted(pids)]
+        rows = np.fromiter((self._rows[pid] for pid in ids), dtype=np.int64, count=len(ids))
+        return ids, rows, [(doc_id, len(pids)) for doc_id, pids in by_doc]
+
+    def lists_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The degrees (-1: none noted) and weakest scores (NaN: none) of the given rows."""
+        return self._degrees[rows], self._weakest[rows]
+
+    def vectors_of(self, rows: np.ndarray) -> np.ndarray:
+        """The vectors of the given rows (a copy)."""
+        vectors: np.ndarray = self._matrix[rows]
+        return vectors
+
+    @classmethod
+    def restored(
+        cls,
+        k: int,
+        ids: list[str],
+        documents: Sequence[tuple[str, int]],
+        matrix: np.ndarray,
+        degrees: np.ndarray,
+        weakest: np.ndarray,
+        limit: int = LIMIT,
+    ) -> Whole:
+        """Every passage of the graph as a saved matrix held them (``matrix``: at least as many
+        rows as ids, the rest free for passages added later, e.g. a copy-on-write map of the
+        file), ``known``."""
+        whole = cls(k, limit)
+        whole.known = True
+        count, size = len(ids), len(matrix)
+        whole._ids = list(ids)
+        whole._rows = dict(zip(ids, range(count), strict=True))
+        at = 0
+        for doc_id, passages in documents:
+            whole._docs[doc_id] = set(ids[at : at + passages])
+            at += passages
+        whole._matrix = matrix
+        whole._live = np.zeros(size, dtype=bool)
+        whole._live[:count] = True
+        whole._degrees = np.full(size, -1, dtype=np.int32)
+        whole._degrees[:count] = degrees
+        whole._weakest = np.full(size, np.nan, dtype=np.float64)
+        whole._weakest[:count] = weakest
+        noted = (whole._degrees >= k) & ~np.isnan(whole._weakest)
+        bars = whole._weakest.astype(np.float32) - np.float32(ROUGH)  # (as note() makes them)
+        whole._bars = np.where(noted, bars, np.float32(-np.inf)).astype(np.float32)
+        return whole
+
+    def noted_lists(self) -> dict[str, tuple[int, float | None]]:
+        """The degree and weakest score of every held passage whose list was noted."""
+        used = len(self._ids)
+        rows = np.flatnonzero(self._live[:used] & (self._degrees[:used] >= 0))
+        degrees, weakest = self._degrees[rows].tolist(), self._weakest[rows].tolist()
+        return {
+            str(self._ids[row]): (degree, None if value != value else value)  # (NaN: None)
+            for row, degree, value in zip(rows.tolist(), degrees, weakest, strict=True)
+        }
+
     # -- storage ------------------------------------------------------------------------------
 
     def _grow(self, rows: int, dimension: int) -> None:
@@ -181,13 +253,20 @@ class Whole:
         bars[:used] = self._bars[:used]
         live = np.zeros(size, dtype=bool)
         live[:used] = self._live[:used]
+        degrees = np.full(size, -1, dtype=np.int32)
+        degrees[:used] = self._degrees[:used]
+        weakest = np.full(size, np.nan, dtype=np.float64)
+        weakest[:used] = self._weakest[:used]
         self._matrix, self._bars, self._live = matrix, bars, live
+        self._degrees, self._weakest = degrees, weakest
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self._live[: len(self._ids)])
         ids = [self._ids[row] for row in keep.tolist()]
         self._matrix = self._matrix[keep].copy()
         self._bars = self._bars[keep].copy()
+        self._degrees = self._degrees[keep].copy()
+        self._weakest = self._weakest[keep].copy()
         self._live = np.ones(len(keep), dtype=bool)
         self._ids = ids
         self._rows = {str(pid): row for row, pid in enumerate(ids)}

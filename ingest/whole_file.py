@@ -1,0 +1,141 @@
+"""The whole matrix (:mod:`kgp.ingest.whole`) saved beside the graph, so that the next process to
+open it links by the matrix from its first add instead of asking the vector index (or reading
+every vector back from the server: 146 s at 1M passages). A process that holds the matrix when
+it stops the server saves it (:meth:`GraphStore.on_last_stop`) with the stamp of the log the stop
+leaves; one whose server loaded that same log, and that has written nothing since, restores it
+(:meth:`GraphStore.log_stamp`). Any write in between, by any process, changes the log, and the
+file is not used: a stale file is never trusted, only replaced by the next save.
+
+The file: a header (magic, JSON), then at page-aligned offsets the ids (UTF-8, one per line,
+grouped by document), each passage's degree and weakest score, and the vectors as float32 rows
+with free rows after them (a sparse tail): the restore maps them copy-on-write, so the vectors
+are read from the page cache as the products need them and rows added later go in the free
+ones. Written to a temporary file, synced and renamed: a file is whole or absent."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+from kgp.files import PRIVATE_FILE
+from kgp.ingest.whole import Whole
+
+logger = logging.getLogger(__name__)
+
+MAGIC = b"kgp whole matrix 1\n"
+PAGE = 4096
+CHUNK_ROWS = 65_536  # rows written at a time (96 MB of vectors at 384 dimensions)
+NAME = "vectors"  # the file's name beside the graph (GraphStore.saved_file)
+
+
+def free_rows(count: int) -> int:
+    """Free rows after ``count`` saved ones: adds until the next save need no copy; pure."""
+    return max(1024, count // 16)
+
+
+def _aligned(offset: int) -> int:
+    return -(-offset // PAGE) * PAGE
+
+
+def save(path: Path, whole: Whole, stamp: str) -> None:
+    """Save what ``whole`` holds (every passage's vector and neighbour-list summary) with the
+    log's ``stamp``, replacing the file at ``path``."""
+    ids, rows, documents = whole.saved_rows()
+    count = len(ids)
+    if not count:
+        return  # an empty graph: a first sync starts its matrix anyway
+    dimension = int(whole.vectors_of(rows[:1]).shape[1])
+    degrees, weakest = whole.lists_of(rows)
+    blob = "\n".join(ids).encode("utf-8")
+    ids_at = PAGE
+    degrees_at = _aligned(ids_at + len(blob))
+    weakest_at = _aligned(degrees_at + 4 * count)
+    matrix_at = _aligned(weakest_at + 8 * count)
+    capacity = count + free_rows(count)
+    header = {
+        "stamp": stamp,
+        "k": whole.k,
+        "count": count,
+        "dimension": dimension,
+        "capacity": capacity,
+        "documents": [doc_id for doc_id, _ in documents],
+        "passages": [n for _, n in documents],
+        "ids": [ids_at, len(blob)],
+        "degrees": degrees_at,
+        "weakest": weakest_at,
+        "matrix": matrix_at,
+    }
+    head = json.dumps(header).encode("utf-8")
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(MAGIC + len(head).to_bytes(8, "little") + head)
+            for at, part in (
+                (ids_at, blob),
+                (degrees_at, degrees.astype(np.int32).tobytes()),
+                (weakest_at, weakest.astype(np.float64).tobytes()),
+            ):
+                handle.seek(at)
+                handle.write(part)
+            handle.seek(matrix_at)
+            for start in range(0, count, CHUNK_ROWS):
+                vectors = whole.vectors_of(rows[start : start + CHUNK_ROWS])
+                handle.write(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
+            handle.truncate(matrix_at + 4 * dimension * capacity)  # the free rows: a hole
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def restore(path: Path, stamp: str, k: int) -> Whole | None:
+    """The matrix saved at ``path``, if it was saved with ``stamp`` for lists of ``k``
+    neighbours; None otherwise (absent, stale, another k, or unreadable: said in the log)."""
+    try:
+        with path.open("rb") as handle:
+            if handle.read(len(MAGIC)) != MAGIC:
+                logger.warning("%s is not a saved matrix of this kgp: not used", path)
+                return None
+            header = json.loads(handle.read(int.from_bytes(handle.read(8), "little")))
+            if header["stamp"] != stamp or header["k"] != k:
+                return None  # stale: another graph's, or another k's
+            count, dimension = int(header["count"]), int(header["dimension"])
+            ids_at, ids_bytes = header["ids"]
+            handle.seek(ids_at)
+            blob = handle.read(ids_bytes)
+            handle.seek(header["degrees"])
+            degrees = np.fromfile(handle, np.int32, count)
+            handle.seek(header["weakest"])
+            weakest = np.fromfile(handle, np.float64, count)
+        ids = blob.decode("utf-8").split("\n") if count else []
+        documents = list(zip(header["documents"], header["passages"], strict=True))
+        size = path.stat().st_size
+        capacity = int(header["capacity"])
+        if (
+            len(ids) != count
+            or len(degrees) != count
+            or len(weakest) != count
+            or sum(n for _, n in documents) != count
+            or size < header["matrix"] + 4 * dimension * capacity
+        ):
+            raise ValueError("its parts do not add up")
+        if not count:
+            raise ValueError("it holds no passage")
+        matrix = np.memmap(path, np.float32, "c", header["matrix"], (capacity, dimension))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        logger.warning("saved matrix %s is unreadable (%s): not used", path, exc)
+        return None
+    return Whole.restored(k, ids, documents, matrix, degrees, weakest)
