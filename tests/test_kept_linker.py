@@ -356,7 +356,9 @@ def test_a_long_lived_process_says_whether_it_holds_the_vectors(
 
     read, closed = memory.read_whole, threading.Event()
     monkeypatch.setattr(memory, "read_whole", lambda *a, **k: closed.wait(30) and read(*a, **k))
-    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
+    with kgp.open(  # (not the matrix the last holder saved: that one would be read at once)
+        data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder(), save_vectors=False
+    ) as kg:
         thread = kg.holding_vectors(said.append)
     closed.set()
     assert thread is not None
@@ -375,7 +377,9 @@ def test_a_long_lived_process_reads_the_vectors_once_the_index_is_built(
     from kgp.stores.health import IndexHealth
 
     folder = random_documents(tmp_path / "docs", seed=17, documents=3, sentences=5)
-    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as writer:
+    with kgp.open(  # (no matrix saved: it would be restored, not read)
+        data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder(), save_vectors=False
+    ) as writer:
         writer.sync(folder)
     monkeypatch.setattr(holding, "HOLD_POLL_SECONDS", 0.01)
     events: list[str] = []

@@ -203,6 +203,7 @@ class SyncMachine(RuleBasedStateMachine):
     crashes = 0  # syncs that went on after their server crashed
     kept_scans = 0  # groups the client linked by the matrix it kept from an earlier sync
     held = 0  # reads of every vector the client kept (hold_vectors), of a graph with passages
+    restored = 0  # saved matrices the client restored (kgp.ingest.whole_file)
     current: SyncMachine | None = None
 
     def __init__(self) -> None:
@@ -402,6 +403,22 @@ class SyncMachine(RuleBasedStateMachine):
         stores = [self.store, self.other]
         self.server.restart(kill, stores, check=None if kill else self.store.graph_name)
 
+    @rule()
+    def client_stops_the_server_and_opens_again(self) -> None:
+        """Every other user leaves, then the client closes (``KnowledgeGraph.close``, as a
+        process ends): it stops the server and, if it holds every vector, saves their matrix
+        beside the graph. It opens again first (its server loads the log the save was stamped
+        with), the others after it: its next write restores the matrix unless another came
+        first (restored)."""
+        self.server.holder.close()
+        self.other.close()
+        self.kg.close()
+        self.store.open()
+        self.server.holder = FalkorStore(data_dir=self.server.data_dir, graph="holder").open()
+        self.other.open()
+        self.kg = KnowledgeGraph(settings=self.kg.settings, store=self.store)
+        self.kg._encoder = self.server.encoder
+
     @invariant()
     def equals_a_clean_sync(self) -> None:
         SyncMachine.steps += 1
@@ -432,7 +449,16 @@ def test_any_sequence_equals_a_clean_sync(
     SyncMachine.server = server
     SyncMachine.root = tmp_path_factory.mktemp("folders")
     SyncMachine.steps = SyncMachine.crashes = SyncMachine.kept_scans = SyncMachine.held = 0
+    SyncMachine.restored = 0
     scan = Whole.scan
+    restore = memory.Memory.restore_saved
+
+    def restore_counted(kept: memory.Memory) -> bool:
+        done = restore(kept)
+        SyncMachine.restored += done
+        return done
+
+    monkeypatch.setattr(memory.Memory, "restore_saved", restore_counted)
 
     def counted(whole: Whole, queries: Any, skip_docs: Any = ()) -> Any:
         machine = SyncMachine.current
@@ -454,8 +480,10 @@ def test_any_sequence_equals_a_clean_sync(
     print(
         f"{SyncMachine.steps} steps, {SyncMachine.crashes} syncs through a crash, "
         f"{SyncMachine.kept_scans} groups linked by a matrix kept from an earlier sync, "
-        f"{SyncMachine.held} reads of every vector held"
+        f"{SyncMachine.held} reads of every vector held, {SyncMachine.restored} saved matrices "
+        "restored"
     )
     assert SyncMachine.steps >= 200, f"only {SyncMachine.steps} steps ran"
     assert SyncMachine.kept_scans, "the client never linked by a matrix it kept"
+    assert SyncMachine.restored, "the client never restored a saved matrix"
     assert SyncMachine.held, "the client never held a read of every vector"

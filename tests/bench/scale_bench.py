@@ -26,7 +26,10 @@ exact search), retrieve ``p50_ms`` / ``p95_ms`` (once the index is complete; the
 configuration, k 30, the same question styles at every size),
 ``recall_at_10`` (the vector index against exact search over every passage vector), ``add_s``
 (one new 50-passage document, once the index is complete: the median of three adds of new
-texts, ``add_runs_s``; each run's store queries are printed, the slowest first) and
+texts, ``add_runs_s``; each run's store queries are printed, the slowest first; by the matrix
+the last holder saved, ``restored``, where the reopened session's first write,
+``first_write_s``, a removal of nothing, restored it: kgp.ingest.whole_file), ``index_add_s``
+(the same add by the vector index, in the same session once it holds no matrix) and
 ``cold_add_s`` (the same add as
 ``kgp add`` makes it in a new process: the start, the indexes the last close set aside built
 again and waited for, then the add; null with ``--no-cold-add``) and ``kept_add_s`` (the same
@@ -374,13 +377,21 @@ def measure(
         added.mkdir()
         # what an earlier measurement added (one stopped, or an older bench), here where the
         # index is complete (a write waits for it: at 1M, half an hour); its first text differs
-        if kg.remove(ADDED):
+        began = time.perf_counter()  # (the session's first write: it restores the matrix
+        if kg.remove(ADDED):  # the last holder saved, where the graph is still the one saved)
             writer.sentences(50, writer.topic(7))
+        first_write_s = time.perf_counter() - began
+        restored = kg._kept is not None and kg._kept.memory.whole.known
+        say(size, f"first write {first_write_s:.2f} s, saved matrix restored: {restored}")
         adds = timed_adds(size, kg, writer, added / ADDED)
         add_s = statistics.median(adds)
         say(size, f"add {add_s:.2f} s")
         hold_s, held_add_s = held_adds(size, kg, writer, added / ADDED)
+        kg._kept = None  # what it held forgotten: its writes since leave no saved matrix to
+        index_adds = timed_adds(size, kg, writer, added / ADDED)  # restore, so by the index
+        say(size, f"add by the index {statistics.median(index_adds):.2f} s")
         kg.remove(ADDED)  # the graph is left as it was found
+        kg.hold_vectors()  # (read again, so that the close saves them for the next session)
     cold_add_s: float | None = None
     if cold_add:  # the same add as ``kgp add`` makes it in a new process: the start, then the
         # add, which first waits for the indexes the last close set aside to be built again
@@ -399,6 +410,9 @@ def measure(
         "index_ready_s": round(index_s, 2),
         "add_s": round(add_s, 2),
         "add_runs_s": [round(seconds, 2) for seconds in adds],
+        "restored": restored,
+        "index_add_s": round(statistics.median(index_adds), 2),
+        "first_write_s": round(first_write_s, 2),
         "cold_add_s": None if cold_add_s is None else round(cold_add_s, 2),
         "kept_add_s": None if kept_add_s is None else round(kept_add_s, 2),
         "hold_s": None if hold_s is None else round(hold_s, 2),

@@ -1,0 +1,270 @@
+"""The whole matrix saved beside the graph (:mod:`kgp.ingest.whole_file`): the process that holds
+every vector when it stops the server saves it, the next one restores it and links its adds by
+it, and a file the graph has moved on from, by any write, a crash, or a file that is not whole,
+is never used: each graph ends with exactly its k nearest per passage, as linking by the index
+gives."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+from pathlib import Path
+from typing import Any
+
+import kgp
+import numpy as np
+import pytest
+from kgp.ingest import prepare, whole_file
+from kgp.ingest.memory import Memory
+from kgp.ingest.whole import Whole
+from kgp.stores.falkor import FalkorStore
+from kgp.stores.tracer import QueryEvent
+
+from tests.bench.scale_bench import StandInEncoder
+from tests.graphs import DIM, make_document
+from tests.test_kept_linker import extra_documents
+from tests.test_linker import lists_and_exact
+from tests.test_whole import random_documents
+
+
+def opened(data_dir: Path, **overrides: Any) -> Any:
+    return kgp.open(data_dir=data_dir, loaded_encoder=StandInEncoder(), **overrides)
+
+
+def saved_file(data_dir: Path) -> Path:
+    (path,) = (data_dir / "falkordb").glob(f"{whole_file.NAME}-*")
+    return path
+
+
+@pytest.fixture
+def restored(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each look for a saved matrix restored one, in order."""
+    looks: list[bool] = []
+    original = Memory.restore_saved
+
+    def restore(self: Memory) -> bool:
+        looks.append(original(self))
+        return looks[-1]
+
+    monkeypatch.setattr(Memory, "restore_saved", restore)
+    return looks
+
+
+def index_searches(kg: Any) -> list[str]:
+    """The store's vector searches from now on (a list that grows)."""
+    names: list[str] = []
+
+    def record(event: QueryEvent) -> None:
+        if event.name.startswith("knn_candidates") or event.name == "knn_exact":
+            names.append(event.name)
+
+    kg.store.tracer = record
+    return names
+
+
+def test_a_stores_stamp_is_the_logs_at_its_stop_while_the_graph_is_the_one_it_loaded(
+    data_dir: Path,
+) -> None:
+    """The log's stamp, as the last user's stop leaves it, is the stamp a store that starts the
+    server next reads; it holds over that store's start (its index builds), reads and
+    compactions, and no longer once it or another store writes (an index rebuild counts); a store that joined a running server has none;
+    the stop's save is made only by the last user, and only if no one else wrote."""
+    saved: list[str] = []
+    store = FalkorStore(data_dir=data_dir).open()
+    store.ensure_schema(DIM)
+    store.write_document(make_document("a.txt", 5, seed=1))
+    assert store.log_stamp() is None  # (it wrote)
+    store.on_last_stop(store.writes_era(), saved.append)
+    store.close()
+    assert saved == [store.server.log.stamp()]
+    for _ in range(2):  # a read-only session's close cuts its start's writes back: the same
+        store.open()
+        assert store.log_stamp() == saved[0]
+        store.list_documents()
+        store.close()
+    store.open()
+    store.checkpoint(force=True)  # the same graph: the stamp it loaded holds
+    assert store.log_stamp() == saved[0]
+    store.close()
+    store.open()  # (but a compacted log has another stamp: a file saved before is not used)
+    assert store.log_stamp() not in (None, saved[0])
+    store.rebuild_vector_index()  # (kgp maintain's: counted as a write, to be safe)
+    assert store.log_stamp() is None
+    store.close()
+    store.open()
+    other = FalkorStore(data_dir=data_dir).open()  # (it joins: no stamp of its own)
+    assert other.log_stamp() is None
+    store.on_last_stop(store.writes_era(), saved.append)
+    other.write_document(make_document("b.txt", 3, seed=2))
+    assert store.log_stamp() is None
+    store.close()  # not the last user: no save
+    other.on_last_stop(other.writes_era(), saved.append)
+    store.open()  # (a user again)
+    other.close()
+    store.write_document(make_document("c.txt", 3, seed=3))  # another store's write, for other
+    store.close()
+    assert len(saved) == 1
+
+
+def test_the_next_process_links_its_adds_by_the_matrix_the_last_holder_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int], restored: list[bool]
+) -> None:
+    """A first sync holds every vector and saves them at its close (owner-only, beside the
+    graph); a new process's add restores them and links by their product, asking the vector
+    index nothing; its close saves them again with its add, for the process after it. Every
+    passage ends with exactly its k nearest."""
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
+    data = tmp_path / "kb"
+    folder = random_documents(tmp_path / "docs", seed=21, documents=8, sentences=6)
+    extra = extra_documents(tmp_path / "extra", seed=22, documents=2)
+    with opened(data) as writer:
+        writer.sync(folder)
+    path = saved_file(data)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    first = path.stat().st_mtime_ns
+    scanned.clear()
+    for name in ("e00.md", "e01.md"):
+        with opened(data) as kg:
+            searches = index_searches(kg)
+            kg.add(extra / name, root=extra)
+            assert restored[-1] and scanned == [6] and searches == []
+            stored, expected = lists_and_exact(kg)
+            assert stored == expected
+        scanned.clear()
+        assert path.stat().st_mtime_ns != first  # saved again, with the add
+        first = path.stat().st_mtime_ns
+    with opened(data) as kg:  # a removal, then an add: by the matrix still
+        searches = index_searches(kg)
+        kg.remove("e00.md")  # (its refill asks the index)
+        searches.clear()
+        kg.add(extra / "e00.md", root=extra)
+        assert scanned == [6] and searches == []
+        stored, expected = lists_and_exact(kg)
+        assert stored == expected
+
+
+def test_a_saved_matrix_the_graph_moved_on_from_is_never_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int], restored: list[bool]
+) -> None:
+    """After a save: a process that saves nothing writes (KGP_SAVE_VECTORS=0); another
+    process writes while one whose server loaded the saved graph is open; the server is killed
+    after a write; another k is asked for. Each time the next add links by the index, not by the
+    stale file, and every passage ends with exactly its k nearest."""
+    monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
+    data = tmp_path / "kb"
+    folder = random_documents(tmp_path / "docs", seed=23, documents=8, sentences=6)
+    extra = extra_documents(tmp_path / "extra", seed=24, documents=8)
+
+    def add_by_the_index(name: str) -> None:
+        restored.clear()
+        scanned.clear()
+        with opened(data) as kg:
+            searches = index_searches(kg)
+            kg.add(extra / name, root=extra)
+            assert not any(restored) and searches and scanned == []
+            stored, expected = lists_and_exact(kg)
+            assert stored == expected
+
+    with opened(data) as writer:
+        writer.sync(folder)
+    with opened(data, save_vectors=False) as kg:  # a write the saved matrix does not hold
+        kg.add(extra / "e00.md", root=extra)
+    add_by_the_index("e01.md")  # (and holding nothing whole, it saved nothing)
+
+    with opened(data) as kg:  # saved again (by a holder), then another process writes
+        assert kg.hold_vectors()
+    restored.clear()
+    scanned.clear()
+    with opened(data) as kg:
+        searches = index_searches(kg)
+        with opened(data) as other:  # (it joins the server: it restores nothing)
+            other.add(extra / "e03.md", root=extra)
+        kg.add(extra / "e04.md", root=extra)
+        assert not any(restored) and searches and scanned == []
+        stored, expected = lists_and_exact(kg)
+        assert stored == expected
+
+    with opened(data) as kg:  # saved again, then a write and a killed server
+        assert kg.hold_vectors()
+    restored.clear()
+    scanned.clear()
+    with opened(data) as kg:
+        kg.add(extra / "e05.md", root=extra)
+        assert restored == [True] and scanned == [6]
+        pid = kg.store.server.server_pid()
+        os.kill(pid, signal.SIGKILL)
+    restored.clear()
+    add_by_the_index("e06.md")
+
+    with opened(data) as kg:
+        assert kg.hold_vectors()
+    restored.clear()
+    scanned.clear()
+    with opened(data, knn_k=4) as kg:  # lists of another k: the saved summaries do not hold
+        kg.add(extra / "e07.md", root=extra)
+        assert not any(restored) and scanned == []
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda path: path.write_bytes(b"not a matrix"),
+        lambda path: os.truncate(path, 5000),
+        lambda path: os.truncate(path, path.stat().st_size // 2),
+    ],
+    ids=["another file", "cut in the header", "cut in the vectors"],
+)
+def test_a_saved_matrix_that_is_not_whole_is_not_used(
+    tmp_path: Path, spoil: Any, scanned: list[int], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file that is not a saved matrix, or one cut short, is passed over with a warning that
+    names it, and the add links by the index."""
+    data = tmp_path / "kb"
+    folder = random_documents(tmp_path / "docs", seed=25, documents=6, sentences=6)
+    extra = extra_documents(tmp_path / "extra", seed=26, documents=1)
+    with opened(data) as writer:
+        writer.sync(folder)
+    path = saved_file(data)
+    spoil(path)
+    scanned.clear()
+    with opened(data) as kg:
+        kg.add(extra / "e00.md", root=extra)
+        assert scanned == []
+        stored, expected = lists_and_exact(kg)
+        assert stored == expected
+    assert str(path) in caplog.text and "not used" in caplog.text
+
+
+def test_a_whole_matrix_is_restored_as_it_was_saved(tmp_path: Path) -> None:
+    """Ids, vectors, degrees and weakest scores (None kept as None, scores to the last bit)
+    come back as saved, and the restored matrix scans as the saved one did; it takes new rows
+    without touching the file."""
+    rng = np.random.default_rng(5)
+    whole = Whole(3)
+    whole.start()
+    ids = [f"d{n // 4}.md#passage={n % 4}" for n in range(40)]
+    vectors = rng.normal(size=(40, 8)).astype(np.float32)
+    whole.add(ids, vectors)
+    whole.drop("d2.md")  # (dead rows are not saved)
+    for n, pid in enumerate(ids):
+        if not pid.startswith(("d2.md", "d3.md")):
+            whole.note(pid, 3, 0.1 + n / 97)
+    whole.note("d3.md#passage=0", 1, None)
+    path = tmp_path / "vectors-test"
+    whole_file.save(path, whole, "stamp-1")
+    assert whole_file.restore(path, "stamp-2", 3) is None  # another stamp
+    assert whole_file.restore(path, "stamp-1", 4) is None  # another k
+    back = whole_file.restore(path, "stamp-1", 3)
+    assert back is not None and back.known and back.count == whole.count == 36
+    assert back.noted_lists() == whole.noted_lists()
+    assert back.noted_lists()["d3.md#passage=0"] == (1, None)
+    for pid in ids[:8] + ids[12:]:
+        vector = back.vector(pid)
+        assert vector is not None and np.array_equal(vector, whole.vector(pid))
+    queries = rng.normal(size=(5, 8)).astype(np.float32)
+    assert back.scan(queries) == whole.scan(queries)
+    before = path.read_bytes()
+    back.add(["new.md#passage=0"], queries[:1])
+    back.drop("d1.md")
+    assert back.count == 33 and path.read_bytes() == before  # (copy-on-write)
