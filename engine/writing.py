@@ -12,8 +12,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from kgp.errors import (
     AccessDeniedError,
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from kgp.ingest.report import Progress, SyncReport
     from kgp.ingest.sources import Candidate
     from kgp.ingest.sync import Syncer
-    from kgp.ingest.whole import Whole
 
 
 RETRY_FIRST_S, RETRY_MAX_S = 2.0, 300.0  # a watch's pause after a failed sync, doubled to the max
@@ -134,39 +134,22 @@ class GraphWriting:
 
     def _kept_linker(self) -> SimilarityLinker:
         from kgp.ingest.edges import SimilarityLinker
+        from kgp.ingest.whole_file import saved
 
         if self._kept is None:
             self._kept = SimilarityLinker(self.store, k=self.settings.knn_k)
             self._kept.memory.era = self._kept_era
-            if self.settings.save_vectors:
-                self._kept.memory.saved = self._saved_whole
+            if self.settings.save_vectors:  # (kgp.ingest.whole_file)
+                self._kept.memory.saved = partial(saved, self.store, self.settings.knn_k)
         return self._kept
 
-    def _saved_whole(self) -> Whole | None:
-        """The matrix saved beside the graph by the last process that held it, while the graph
-        is still the one it was saved from (:mod:`kgp.ingest.whole_file`)."""
-        from kgp.ingest import whole_file
-
-        stamp = self.store.log_stamp()
-        path = self.store.saved_file(whole_file.NAME)
-        if stamp is None or path is None:
-            return None
-        return whole_file.restore(path, stamp, self.settings.knn_k)
-
     def _save_at_stop(self) -> None:
-        """At the close: the store is to save the matrix the kept linker holds if the close
-        stops its server and no other process wrote since (:meth:`GraphStore.on_last_stop`)."""
-        from kgp.ingest import whole_file
+        """At the close: the kept linker's matrix saved (:mod:`kgp.ingest.whole_file`)."""
+        from kgp.ingest.whole_file import save_at_stop
 
-        path = self.store.saved_file(whole_file.NAME)
         with self._lending:
-            kept = self._kept
-            era = kept.memory.held_era() if kept and not self._lent else None
-            if kept is None or era is None or path is None or not self.settings.save_vectors:
-                return
-            whole = kept.memory.whole
-        store_era = cast(tuple[int, int], era)[0]  # (the kept era: the store's, and its syncers')
-        self.store.on_last_stop(store_era, lambda stamp: whole_file.save(path, whole, stamp))
+            if self._kept is not None and not self._lent and self.settings.save_vectors:
+                save_at_stop(self.store, self._kept.memory)
 
     def hold_vectors(self, tries: int = 3) -> bool:
         """Read every passage's vector into the k-NN linker this client keeps, so that what it

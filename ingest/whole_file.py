@@ -18,10 +18,15 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from kgp.files import PRIVATE_FILE
 from kgp.ingest.whole import Whole
+from kgp.stores.base import GraphStore
+
+if TYPE_CHECKING:
+    from kgp.ingest.memory import Memory
 
 logger = logging.getLogger(__name__)
 
@@ -139,3 +144,24 @@ def restore(path: Path, stamp: str, k: int) -> Whole | None:
         logger.warning("saved matrix %s is unreadable (%s): not used", path, exc)
         return None
     return Whole.restored(k, ids, documents, matrix, degrees, weakest)
+
+
+def saved(store: GraphStore, k: int) -> Whole | None:
+    """The matrix saved beside ``store``'s graph by the last process that held it, while the
+    graph is still the one it was saved from; None otherwise."""
+    stamp = store.log_stamp()
+    path = store.saved_file(NAME)
+    return None if stamp is None or path is None else restore(path, stamp, k)
+
+
+def save_at_stop(store: GraphStore, memory: Memory) -> None:
+    """Have ``store`` save the matrix ``memory`` holds when its close stops the server, if it
+    holds every passage and no other process wrote since (a store that keeps no files beside
+    its graph saves nothing)."""
+    path, era = store.saved_file(NAME), memory.held_era()
+    if path is None or era is None:
+        return
+    whole = memory.whole
+    # a client's kept linker counts its own syncers beside the store's era: (era, syncers)
+    store_era = era[0] if isinstance(era, tuple) else era
+    store.on_last_stop(cast(int, store_era), lambda stamp: save(path, whole, stamp))

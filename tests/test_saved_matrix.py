@@ -68,8 +68,9 @@ def test_a_stores_stamp_is_the_logs_at_its_stop_while_the_graph_is_the_one_it_lo
 ) -> None:
     """The log's stamp, as the last user's stop leaves it, is the stamp a store that starts the
     server next reads; it holds over that store's start (its index builds), reads and
-    compactions, and no longer once it or another store writes (an index rebuild counts); a store that joined a running server has none;
-    the stop's save is made only by the last user, and only if no one else wrote."""
+    compactions, and no longer once it or another store writes (an index rebuild counts); a
+    store that joined a running server has none; the stop's save is made only by the last
+    user, and only if no one else wrote."""
     saved: list[str] = []
     store = FalkorStore(data_dir=data_dir).open()
     store.ensure_schema(DIM)

@@ -2,8 +2,9 @@
 removals, edits, copies, interrupted syncs, server restarts and kills and index rebuilds, the
 graph equals a clean sync of the same files, vector search included (a Hypothesis state machine
 against a clean rebuild). The writes come from a long-lived client, which keeps what it knows of
-the graph across its syncs (kgp.ingest.memory), and from another process (another store of the
-same graph, a syncer of its own each time), in any order."""
+the graph across its syncs (kgp.ingest.memory) and saves it beside the graph when it stops the
+server, to be restored by its next start (kgp.ingest.whole_file), and from another process
+(another store of the same graph, a syncer of its own each time), in any order."""
 
 from __future__ import annotations
 
