@@ -140,16 +140,9 @@ class GraphWriting:
             self._kept = SimilarityLinker(self.store, k=self.settings.knn_k)
             self._kept.memory.era = self._kept_era
             if self.settings.save_vectors:  # (kgp.ingest.whole_file)
-                self._kept.memory.saved = partial(saved, self.store, self.settings.knn_k)
+                k, alone = self.settings.knn_k, self._rw.reading
+                self._kept.memory.saved = partial(saved, self.store, k, alone)
         return self._kept
-
-    def _save_at_stop(self) -> None:
-        """At the close: the kept linker's matrix saved (:mod:`kgp.ingest.whole_file`)."""
-        from kgp.ingest.whole_file import save_at_stop
-
-        with self._lending:
-            if self._kept is not None and not self._lent and self.settings.save_vectors:
-                save_at_stop(self.store, self._kept.memory)
 
     def hold_vectors(self, tries: int = 3) -> bool:
         """Read every passage's vector into the k-NN linker this client keeps, so that what it

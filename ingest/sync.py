@@ -142,9 +142,9 @@ class Syncer:
                 # the server crashed (or was stuck) and was started again from its log: every
                 # document written is whole or absent, as after a killed sync, which the next
                 # sync repairs: this one goes again, once, with what it kept of the graph dropped
-                era = self.linker.memory.era  # (a client's kept linker sees its other syncers)
+                memory = self.linker.memory  # (a client's kept linker: its era and saved matrix)
                 self.linker = SimilarityLinker(self.store, k=self.settings.knn_k)
-                self.linker.memory.era = era
+                self.linker.memory.era, self.linker.memory.saved = memory.era, memory.saved
                 done = len(report.added) + len(report.changed) + len(report.regrouped)
                 report.unchanged, seen = 0, list(report.skipped)
                 report.skipped.clear()

@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -55,36 +57,40 @@ def save(path: Path, whole: Whole, stamp: str) -> None:
     dimension = int(whole.vectors_of(rows[:1]).shape[1])
     degrees, weakest = whole.lists_of(rows)
     blob = "\n".join(ids).encode("utf-8")
-    ids_at = PAGE
-    degrees_at = _aligned(ids_at + len(blob))
-    weakest_at = _aligned(degrees_at + 4 * count)
-    matrix_at = _aligned(weakest_at + 8 * count)
-    capacity = count + free_rows(count)
+    names = "\n".join(doc_id for doc_id, _ in documents).encode("utf-8")
+    if blob.count(b"\n") != count - 1 or names.count(b"\n") != len(documents) - 1:
+        return  # an id with a line break: not saved (it could not be read back)
+    parts = {
+        "ids": blob,
+        "documents": names,
+        "passages": np.asarray([n for _, n in documents], dtype=np.int32).tobytes(),
+        "degrees": degrees.astype(np.int32).tobytes(),
+        "weakest": weakest.astype(np.float64).tobytes(),
+    }
+    at, sections = PAGE, {}
+    for name, part in parts.items():  # each section at a page after the header's page
+        sections[name] = [at, len(part)]
+        at = _aligned(at + len(part))
+    matrix_at, capacity = at, count + free_rows(count)
     header = {
         "stamp": stamp,
         "k": whole.k,
         "count": count,
         "dimension": dimension,
         "capacity": capacity,
-        "documents": [doc_id for doc_id, _ in documents],
-        "passages": [n for _, n in documents],
-        "ids": [ids_at, len(blob)],
-        "degrees": degrees_at,
-        "weakest": weakest_at,
+        "sections": sections,
         "matrix": matrix_at,
     }
     head = json.dumps(header).encode("utf-8")
+    if len(MAGIC) + 8 + len(head) > PAGE:
+        raise ValueError(f"a saved matrix's header of {len(head)} bytes is past its page")
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(MAGIC + len(head).to_bytes(8, "little") + head)
-            for at, part in (
-                (ids_at, blob),
-                (degrees_at, degrees.astype(np.int32).tobytes()),
-                (weakest_at, weakest.astype(np.float64).tobytes()),
-            ):
-                handle.seek(at)
+            for name, part in parts.items():
+                handle.seek(sections[name][0])
                 handle.write(part)
             handle.seek(matrix_at)
             for start in range(0, count, CHUNK_ROWS):
@@ -116,22 +122,23 @@ def restore(path: Path, stamp: str, k: int) -> Whole | None:
             if header["stamp"] != stamp or header["k"] != k:
                 return None  # stale: another graph's, or another k's
             count, dimension = int(header["count"]), int(header["dimension"])
-            ids_at, ids_bytes = header["ids"]
-            handle.seek(ids_at)
-            blob = handle.read(ids_bytes)
-            handle.seek(header["degrees"])
-            degrees = np.fromfile(handle, np.int32, count)
-            handle.seek(header["weakest"])
-            weakest = np.fromfile(handle, np.float64, count)
-        ids = blob.decode("utf-8").split("\n") if count else []
-        documents = list(zip(header["documents"], header["passages"], strict=True))
+            parts = {}
+            for name, (offset, length) in header["sections"].items():
+                handle.seek(offset)
+                parts[name] = handle.read(length)
+        ids = parts["ids"].decode("utf-8").split("\n") if count else []
+        names = parts["documents"].decode("utf-8").split("\n") if count else []
+        passages = np.frombuffer(parts["passages"], dtype=np.int32).tolist()
+        degrees = np.frombuffer(parts["degrees"], dtype=np.int32)
+        weakest = np.frombuffer(parts["weakest"], dtype=np.float64)
+        documents = list(zip(names, passages, strict=True))
         size = path.stat().st_size
         capacity = int(header["capacity"])
         if (
             len(ids) != count
             or len(degrees) != count
             or len(weakest) != count
-            or sum(n for _, n in documents) != count
+            or sum(passages) != count
             or size < header["matrix"] + 4 * dimension * capacity
         ):
             raise ValueError("its parts do not add up")
@@ -140,18 +147,23 @@ def restore(path: Path, stamp: str, k: int) -> Whole | None:
         matrix = np.memmap(path, np.float32, "c", header["matrix"], (capacity, dimension))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         logger.warning("saved matrix %s is unreadable (%s): not used", path, exc)
         return None
     return Whole.restored(k, ids, documents, matrix, degrees, weakest)
 
 
-def saved(store: GraphStore, k: int) -> Whole | None:
+def saved(
+    store: GraphStore, k: int, alone: Callable[[], AbstractContextManager[object]]
+) -> Whole | None:
     """The matrix saved beside ``store``'s graph by the last process that held it, while the
-    graph is still the one it was saved from; None otherwise."""
-    stamp = store.log_stamp()
-    path = store.saved_file(NAME)
-    return None if stamp is None or path is None else restore(path, stamp, k)
+    graph is still the one it was saved from; None otherwise. Looked at within ``alone()``, in
+    which none of the caller's writes is under way (one counted but not yet made would not
+    show in the store's stamp)."""
+    with alone():
+        stamp = store.log_stamp()
+        path = store.saved_file(NAME)
+        return None if stamp is None or path is None else restore(path, stamp, k)
 
 
 def save_at_stop(store: GraphStore, memory: Memory) -> None:

@@ -389,7 +389,7 @@ class EmbeddedServer:
             if after_shutdown is not None:
                 try:
                     after_shutdown(self.log.stamp())
-                except (KgpError, OSError) as exc:
+                except Exception as exc:  # (a save beside the graph: the stop is made)
                     logger.warning("after stopping the FalkorDB server in %s: %s", self.home, exc)
 
     def _reap_if_child(self) -> None:
