@@ -364,7 +364,11 @@ def test_an_added_document_reads_only_the_passages_it_may_enter(
         (folder / f"d{n:02d}.md").write_text(text(topics[n % 6], f"item d{n}"))
     monkeypatch.setattr(edges, "LEAST_BUDGET", 100_000 if weak else 1)
     monkeypatch.setattr(edges, "WEAK_PER_PASSAGE", 16 if weak else 0.05)
-    options = {"data_dir": tmp_path / "kb", "loaded_encoder": StandInEncoder()}
+    options = {  # (no matrix saved at each close: a new session would link by it, not search)
+        "data_dir": tmp_path / "kb",
+        "loaded_encoder": StandInEncoder(),
+        "save_vectors": False,
+    }
     with kgp.open(**options) as kg:
         kg.sync(folder)
     asked = skipped = reached = entered = 0
@@ -502,7 +506,8 @@ def test_a_graph_of_at_most_k_passages_is_linked_whole_whatever_its_floor(
     # a centre (every shared word) nearer to each passage than they are to one another
     texts = [" ".join(words)] + [" ".join(chooser.sample(words, 6)) for _ in range(17)]
     (folder / "close.md").write_text("\n\n".join(f"{text}." for text in texts))
-    options = {"data_dir": tmp_path / "kb", "knn_k": 20}
+    # (no matrix saved: the new session's add goes by the index, where the floor matters)
+    options = {"data_dir": tmp_path / "kb", "knn_k": 20, "save_vectors": False}
     with kgp.open(loaded_encoder=StandInEncoder(), **options) as kg:
         kg.add(folder / "close.md")
     (folder / "far.md").write_text(

@@ -404,13 +404,16 @@ class SyncMachine(RuleBasedStateMachine):
         stores = [self.store, self.other]
         self.server.restart(kill, stores, check=None if kill else self.store.graph_name)
 
-    @rule()
-    def client_stops_the_server_and_opens_again(self) -> None:
+    @rule(hold=st.booleans(), then=st.sampled_from([None, *NAMES]))
+    def client_stops_the_server_and_opens_again(self, hold: bool, then: str | None) -> None:
         """Every other user leaves, then the client closes (``KnowledgeGraph.close``, as a
-        process ends): it stops the server and, if it holds every vector, saves their matrix
-        beside the graph. It opens again first (its server loads the log the save was stamped
-        with), the others after it: its next write restores the matrix unless another came
-        first (restored)."""
+        process ends): it stops the server and, if it holds every vector (with ``hold``, read
+        first, as by a long-lived process), saves their matrix beside the graph. It opens again
+        first (its server loads the log the save was stamped with), the others after it: its
+        next write (with ``then``, a sync of that file written at once) restores the matrix
+        unless another came first (restored)."""
+        if hold:
+            self.kg.hold_vectors(tries=1)
         self.server.holder.close()
         self.other.close()
         self.kg.close()
@@ -419,6 +422,9 @@ class SyncMachine(RuleBasedStateMachine):
         self.other.open()
         self.kg = KnowledgeGraph(settings=self.kg.settings, store=self.store)
         self.kg._encoder = self.server.encoder
+        if then is not None:
+            self._write(then, f"Written by the client as it opens again {self.steps}.")
+            self.sync(False, "client")
 
     @invariant()
     def equals_a_clean_sync(self) -> None:
