@@ -225,6 +225,8 @@ class FalkorStore(SavedBeside, GraphStore):
             return list(self.graph.ro_query(cypher.load(self.dialect, "index_status")).result_set)
         except redis.ResponseError:
             return []  # no graph yet: nothing to index
+        except (redis.ConnectionError, redis.TimeoutError) as exc:  # (closed under a keeper)
+            raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
 
     def _opened(self) -> tuple[Graph, Reads]:
         if self._graph is None or self._reads is None:
