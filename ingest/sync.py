@@ -163,7 +163,9 @@ class Syncer:
         source: Path | None,
     ) -> None:
         self.linker.memory.begin()  # what it kept of an earlier sync holds while no one wrote
-        self.store.prepare_writes()  # after a start, the store may still be building indexes
+        # after a start the store may still be building indexes; by a matrix of every passage
+        # (kept or restored) the linker never searches, so it need not wait for the vector index
+        self.store.prepare_writes(vectors=not self.linker.memory.holds_whole())
         if not self.store.schema_ready:  # once per process: later syncs need no write here
             with self.guard():
                 self._ensure_schema()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from kgp.settings import load_settings
 from kgp.stores import FalkorStore, store_from_settings
 from kgp.stores.falkor_indexes import WRITE_INDEXES
 from kgp.stores.falkor_server import EmbeddedServer
+from kgp.stores.model import DocumentGraph, passage_id
 from kgp.stores.processes import pid_alive
 from kgp.stores.search import StoreSearch
 from kgp.stores.tracer import TraceLog
@@ -141,6 +143,8 @@ def test_a_session_that_only_reads_leaves_the_log_as_it_was(data_dir: Path) -> N
             store.await_vector_index()
             assert search(store, vectors)
             assert store.server.log.only_start_writes()
+            # the start built the indexes only writes use too, before the vector index
+            assert store.server.log.start_built() == tuple(w[0] for w in WRITE_INDEXES)
         assert log_files(data_dir) == before
     assert "VECTOR" not in snapshot_indexes(data_dir)["Passage"]
     with FalkorStore(data_dir=data_dir, park=True) as store:  # a write: kept
@@ -376,3 +380,47 @@ def test_a_first_sync_leaves_a_snapshot_without_the_indexes_a_start_need_not_loa
             kg.store.await_vector_index()
             with kg.store.reading_as(ADMIN_CALLER):
                 assert kg.store.vector_index_entries() == (passages, 0)
+
+
+def wide_document(doc_id: str, passages: int, seed: int, dimension: int = 384) -> DocumentGraph:
+    """``make_document`` with vectors of the encoder's size (an HNSW build that takes a while)."""
+    graph = make_document(doc_id, passages, seed=seed, tables=0)
+    rng = np.random.default_rng(seed)
+    wide = tuple(
+        replace(p, embedding=tuple(rng.standard_normal(dimension).tolist())) for p in graph.passages
+    )
+    return replace(graph, passages=wide)
+
+
+@pytest.mark.slow
+def test_a_write_that_searches_nothing_goes_on_while_the_vector_index_is_built(
+    data_dir: Path,
+) -> None:
+    """FalkorDB builds the HNSW index after a start in batches and takes writes between them, so
+    a write that links by a matrix of every passage (a saved one restored) need not wait for the
+    whole build (at a million passages 40 minutes, which such a first add waited for). The start
+    built the write indexes first (made during the build, they waited for it all), the
+    preparation seals them into the snapshot, the write goes in while the build goes on, and
+    the index built holds every passage, each added one found by its own vector."""
+    with FalkorStore(data_dir=data_dir, park=True) as store:
+        store.ensure_schema(384)
+        store.write_documents([wide_document(f"d{i}.txt", 500, seed=i) for i in range(8)])
+    with FalkorStore(data_dir=data_dir, park=True, vector_m=64) as store:  # (a slower build)
+        assert store.server.log.start_built()
+        store.prepare_writes(vectors=False)
+        with store.reading_as(ADMIN_CALLER):
+            assert store.index_health(sample=0).state == "building"
+        indexed, _ = store._indexes()
+        assert all((label, prop, "RANGE") in indexed for label, prop, _, _ in WRITE_INDEXES)
+        assert b"INDEX" not in log_writes(data_dir)  # sealed: a replay uses them at once
+        late = wide_document("late.txt", 20, seed=99)
+        store.write_document(late)
+        store.await_vector_index()
+        with store.reading_as(ADMIN_CALLER):
+            assert store.index_health(sample=0).state == "complete"
+            assert store.vector_index_entries()[0] == 8 * 500 + 20
+            found = search(store, [list(p.embedding) for p in late.passages])
+        ids = [passage_id("late.txt", p.ordinal) for p in late.passages]
+        assert [hits[0][0] for hits in found] == ids
+    with FalkorStore(data_dir=data_dir, park=True) as store:
+        assert store.fetch_nodes(["late.txt"])

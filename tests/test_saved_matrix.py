@@ -59,6 +59,20 @@ def restored(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return looks
 
 
+@pytest.fixture
+def awaited(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The graphs whose vector index a write waited for, in order."""
+    waits: list[str] = []
+    original = FalkorStore.await_vector_index
+
+    def wait(self: FalkorStore) -> None:
+        waits.append(self.graph_name)
+        original(self)
+
+    monkeypatch.setattr(FalkorStore, "await_vector_index", wait)
+    return waits
+
+
 def index_searches(kg: Any) -> list[str]:
     """The store's vector searches from now on (a list that grows)."""
     names: list[str] = []
@@ -116,12 +130,17 @@ def test_a_stores_stamp_is_the_logs_at_its_stop_while_the_graph_is_the_one_it_lo
 
 
 def test_the_next_process_links_its_adds_by_the_matrix_the_last_holder_saved(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: list[int], restored: list[bool]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    scanned: list[int],
+    restored: list[bool],
+    awaited: list[str],
 ) -> None:
     """A first sync holds every vector and saves them at its close (owner-only, beside the
     graph); a new process's add restores them and links by their product, asking the vector
-    index nothing; its close saves them again with its add, for the process after it. Every
-    passage ends with exactly its k nearest."""
+    index nothing and not waiting for the build its start began (at a million passages 40
+    minutes; tests/test_reopen.py: writes go in during it); its close saves them again with
+    its add, for the process after it. Every passage ends with exactly its k nearest."""
     monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 3)
     data = tmp_path / "kb"
     folder = random_documents(tmp_path / "docs", seed=21, documents=8, sentences=6)
@@ -135,8 +154,9 @@ def test_the_next_process_links_its_adds_by_the_matrix_the_last_holder_saved(
     for name in ("e00.md", "e01.md"):
         with opened(data) as kg:
             searches = index_searches(kg)
+            awaited.clear()
             kg.add(extra / name, root=extra)
-            assert restored[-1] and scanned == [6] and searches == []
+            assert restored[-1] and scanned == [6] and searches == [] and awaited == []
             stored, expected = lists_and_exact(kg)
             assert stored == expected
         scanned.clear()
@@ -144,7 +164,8 @@ def test_the_next_process_links_its_adds_by_the_matrix_the_last_holder_saved(
         first = path.stat().st_mtime_ns
     with opened(data) as kg:  # a removal, then an add: by the matrix still
         searches = index_searches(kg)
-        kg.remove("e00.md")  # (its refill asks the index)
+        kg.remove("e00.md")  # (its refill asks the index, which it waits for)
+        assert awaited
         searches.clear()
         kg.add(extra / "e00.md", root=extra)
         assert scanned == [6] and searches == []

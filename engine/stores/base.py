@@ -241,10 +241,12 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         always complete return at once)."""
         return None
 
-    def prepare_writes(self) -> None:
+    def prepare_writes(self, *, vectors: bool = True) -> None:
         """Make the indexes writes use ready (a store may set some aside while no one writes)
-        and wait until they and the vector index are complete; here, the vector index."""
-        self.await_vector_index()
+        and wait until they and the vector index (with ``vectors``) are complete: writes that
+        link by a matrix of every passage never search it. Here, the vector index."""
+        if vectors:
+            self.await_vector_index()
 
     def needs_healing(self) -> bool:
         """Whether :meth:`heal_vector_index` would rebuild the index now."""

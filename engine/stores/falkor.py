@@ -9,36 +9,34 @@ from typing import Any, Self
 
 import redis
 from falkordb import FalkorDB, Graph
-from kgp import cypher, errors
+from kgp import cypher
 from kgp.access import ADMIN_CALLER
-from kgp.errors import ConfigurationError, StoreError, StoreRestartedError, StoreUnavailableError
+from kgp.errors import StoreError, StoreRestartedError, StoreUnavailableError
 from kgp.stores import health
-from kgp.stores.base import GraphStore
 from kgp.stores.falkor_indexes import (
     INDEX_STALL_SECONDS,
     PARK_COMPACT_SECONDS,
     PARK_SECONDS,
-    RANGE_INDEXES,
     WRITE_INDEXES,
     IndexPolls,
     before_terms,
     index_passage_terms,
-    indexes_of,
     unfinished,
     wait_for_indexes,
 )
 from kgp.stores.falkor_params import params_header, plain
 from kgp.stores.falkor_reply import Reads
 from kgp.stores.falkor_saved import LoadedLog, SavedBeside
+from kgp.stores.falkor_schema import FalkorSchema
 from kgp.stores.falkor_server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
-from kgp.stores.health import IndexHealth, built_with, sampled_recall, too_many_orphans
+from kgp.stores.health import IndexHealth, built_with, sampled_recall
 from kgp.stores.maintenance import Row
 from kgp.stores.own_writes import OwnWrites, server_count
 from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
 
 
-class FalkorStore(SavedBeside, GraphStore):
+class FalkorStore(SavedBeside, FalkorSchema):
     """The embedded store. ``open()`` starts (or joins) the data directory's server. Ids are
     unique by construction: a document's nodes are deleted and re-created by one atomic query,
     with ids derived from the document id, and indexed. FalkorDB's unique constraints crashed
@@ -114,9 +112,15 @@ class FalkorStore(SavedBeside, GraphStore):
         index build back out of the log (nothing else written since, no write index loaded)."""
         with self.reading_as(ADMIN_CALLER):
             indexed, vector = self._indexes()
-            drops = [d for label, prop, _, d in WRITE_INDEXES if (label, prop, "RANGE") in indexed]
-            if not drops and self.server.log.only_start_writes():
+            present = [
+                (label, d)
+                for label, prop, _, d in WRITE_INDEXES
+                if (label, prop, "RANGE") in indexed
+            ]
+            log = self.server.log  # (write indexes the start built go back with its writes)
+            if log.only_start_writes() and {p for p, _ in present} <= set(log.start_built()):
                 return True
+            drops = [d for _, d in present]
             if vector and self.run("any_passage_vector"):  # (an empty one costs nothing)
                 # first: its build, still going on after a first sync, held each other drop
                 drops.insert(0, "drop_passage_vector")  # back (100k: the close 35 -> 8 s)
@@ -136,7 +140,8 @@ class FalkorStore(SavedBeside, GraphStore):
 
     def restore_vector_index(self, *, wait: bool = False) -> bool:
         """Build the vector index again if the graph was loaded (or a first sync wrote it)
-        without one; True if it started a build (``wait``: and saw it complete)."""
+        without one, and first the indexes only writes use the graph lacks; True if it started
+        a build (``wait``: and saw it complete)."""
         with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds it
             if self.vector_dimension() is not None:
                 return False
@@ -146,32 +151,48 @@ class FalkorStore(SavedBeside, GraphStore):
             dimension = len(rows[0]["embedding"])
             params = self.vector_options(dimension)
             before = self.server.log.end()
+            built = self._build_write_indexes()  # first: an HNSW build holds back later ones
             self._locked_write("index_passage_vector", params, "cannot build the vector index")
-            self.server.log.mark(before)  # the stop takes this back if nothing else is written
-        self.dimension = dimension
+            self.server.log.mark(before, built)  # the stop takes them back if nothing else
+        self.dimension = dimension  # is written
         self._vectors_ready = False
         if wait:
             self._wait_for_indexes()
         return True
 
-    def prepare_writes(self) -> None:
-        """Build the write indexes the last stop set aside; wait until every index is complete."""
+    def prepare_writes(self, *, vectors: bool = True) -> None:
+        """Build the write indexes the last stop set aside; wait until every index is complete
+        (``vectors=False``: but the vector index, for writes that never search it, linking by
+        a matrix of every passage: FalkorDB takes them between batches of its build)."""
         with self.reading_as(ADMIN_CALLER):
             indexed, vector = self._indexes()
-        missing = [(label, prop, "RANGE") not in indexed for label, prop, _, _ in WRITE_INDEXES]
-        built = False
-        if ("Passage", "id", "RANGE") in indexed and any(missing):
-            with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds them
-                indexed, _ = self._indexes()
-                for label, prop, create, _ in WRITE_INDEXES:
-                    if (label, prop, "RANGE") not in indexed:
-                        self._locked_write(create, {}, "cannot build an index writes use")
-                        built = True
         if not vector:  # set aside by a first sync that stopped (defer_vector_index)
             self.restore_vector_index()
-        self.await_vector_index()  # waits for every index
-        if built:
+        built: list[str] = []
+        if any((label, prop, "RANGE") not in indexed for label, prop, _, _ in WRITE_INDEXES):
+            with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds them
+                built = self._build_write_indexes()
+        if vectors:
+            self.await_vector_index()  # waits for every index
+        else:
+            self._wait_for_indexes(vectors=False)
+        if built or self.server.log.start_built():  # (a start's: in the log, not the snapshot)
             self._seal_indexes()
+
+    def _build_write_indexes(self) -> list[str]:
+        """Create the indexes only writes use that the graph lacks, under the server's lock
+        (held by the caller); the labels or types of those it created. At a start they go
+        before the vector index: FalkorDB 4.16 builds one index at a time, and those made
+        during an HNSW build waited for all of it (40 minutes at a million passages)."""
+        indexed, _ = self._indexes()
+        if ("Passage", "id", "RANGE") not in indexed:
+            return []  # no schema yet: ensure_schema makes every index
+        built = []
+        for label, prop, create, _ in WRITE_INDEXES:
+            if (label, prop, "RANGE") not in indexed:
+                self._locked_write(create, {}, "cannot build an index writes use")
+                built.append(label)
+        return built
 
     def _seal_indexes(self) -> None:
         """Compact new indexes into the snapshot before writes use them: FalkorDB 4.16 cannot
@@ -328,74 +349,3 @@ class FalkorStore(SavedBeside, GraphStore):
             return []
         self._wait_for_indexes(vectors=False)  # (the new full-text index: questions need it)
         return ["schema 6: the full-text index holds each passage's stemmed terms"]
-
-    def rebuild_vector_index(self) -> None:
-        """Drop the vector index and build it again from the passages: FalkorDB 4.16 never
-        removes a vector from it (the vector of a deleted passage, or the old one of a passage
-        written again, stays as an orphan that takes a place in every nearby answer; FalkorDB
-        issue #2179). Waits until the new index is complete. A graph without one (a first
-        sync stopped while it was set aside: defer_vector_index) gets it built."""
-        indexed = self.vector_dimension()
-        dimension = self.dimension or indexed
-        if dimension is None:
-            return  # no schema yet
-        self.dimension = dimension
-        params = self.vector_options(dimension)  # (a read: first)
-        if indexed is not None:
-            self.run("drop_passage_vector", write=True)
-        self.run("index_passage_vector", params, write=True)
-        self._wait_for_indexes()
-
-    def needs_healing(self) -> bool:
-        """Past a fifth of the index's entries orphaned, and at least health.ORPHAN_MIN."""
-        return too_many_orphans(*self.vector_index_entries())
-
-    def vector_dimension(self) -> int | None:
-        dimension = self._indexes()[1].get("dimension")  # (no options without an index)
-        return None if dimension is None else int(dimension)
-
-    def search_breadth(self) -> int:
-        return int(self._indexes()[1].get("efRuntime", 0))
-
-    def vector_ef(self) -> int:
-        """KGP_VECTOR_EF, or by the graph's size (ef_for: each start builds the index again)."""
-        return self.ef_runtime or health.ef_for(self.count_passages())
-
-    def vector_options(self, dimension: int) -> dict[str, int]:
-        """``index_passage_vector``'s parameters: a vector index built now (KGP_VECTOR_M)."""
-        return {"dimension": dimension, "ef_runtime": self.vector_ef(), "m": self.vector_m}
-
-    def _indexes(self) -> tuple[set[tuple[str, str, str]], dict[str, Any]]:
-        """The indexes as (label or type, property, kind), and the vector index's options."""
-        return indexes_of(self.run("list_indexes"))
-
-    def ensure_schema(self, dimension: int) -> None:
-        """Create the indexes the graph lacks (each checked first, so making it again after a
-        stuck server's restart is safe: FalkorDB 4.16 deadlocked at a new graph's first one)."""
-        errors.again_after_restart(lambda: self._ensure_schema(dimension))
-
-    def _ensure_schema(self, dimension: int) -> None:
-        indexed, vector = self._indexes()
-        if vector and int(vector["dimension"]) != dimension:
-            raise ConfigurationError(
-                f"{self.describe()} holds {vector['dimension']}-dimension embeddings but the "
-                f"encoder gives {dimension}; use the graph's encoder or a new data directory"
-            )
-        created = added_to_passages = False
-        for label, query, props in RANGE_INDEXES:
-            if not all((label, prop, "RANGE") in indexed for prop in props):
-                self.run(query, write=True)
-                created = True
-                added_to_passages |= label == "Passage"
-        if ("Passage", "terms", "FULLTEXT") not in indexed:
-            self.run("index_passage_fulltext", write=True)
-            created = added_to_passages = True
-        if ("Passage", "embedding", "VECTOR") not in indexed:
-            self.run("index_passage_vector", self.vector_options(dimension), write=True)
-            created = True
-        elif added_to_passages and self.vector_index_bound():
-            self.rebuild_vector_index()
-        self._wait_for_indexes()
-        if created:
-            self._seal_indexes()
-        self.dimension = dimension

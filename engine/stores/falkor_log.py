@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -118,15 +118,22 @@ class AppendOnlyLog:
 
     # -- a start's own writes ----------------------------------------------------------------
 
-    def mark(self, before: LogEnd) -> None:
-        """The writes since ``before`` are a start's own (the log's size now is their end)."""
-        payload = {"before": asdict(before), "after": self.size()}
+    def mark(self, before: LogEnd, built: Sequence[str] = ()) -> None:
+        """The writes since ``before`` are a start's own (the log's size now is their end);
+        ``built``: the indexes only writes use among them (their labels or types)."""
+        payload = {"before": asdict(before), "after": self.size(), "built": list(built)}
         write_private(self.mark_file, json.dumps(payload), encoding="ascii")
 
     def only_start_writes(self) -> bool:
         """Whether nothing but the marked start's writes reached the log since its mark."""
         mark = self._read_mark()
         return mark is not None and mark[1] == self.size()
+
+    def start_built(self) -> tuple[str, ...]:
+        """The indexes only writes use that the marked start's writes create, while the log
+        holds them after its snapshot (a compaction forgets the mark): empty if none."""
+        mark = self._read_mark()
+        return mark[2] if mark is not None else ()
 
     def take_back(self) -> bool:
         """With the server stopped: cut the log back to before the start's writes, if nothing
@@ -135,7 +142,7 @@ class AppendOnlyLog:
         self.mark_file.unlink(missing_ok=True)
         if mark is None:
             return False
-        before, _ = mark
+        before = mark[0]
         path = self.home / LOG_DIR / before.part
         try:
             if self._newest_part() != before.part or path.stat().st_size < before.length:
@@ -149,10 +156,11 @@ class AppendOnlyLog:
     def forget_mark(self) -> None:
         self.mark_file.unlink(missing_ok=True)
 
-    def _read_mark(self) -> tuple[LogEnd, int] | None:
+    def _read_mark(self) -> tuple[LogEnd, int, tuple[str, ...]] | None:
         try:
             payload = json.loads(self.mark_file.read_text(encoding="ascii"))
-            return LogEnd(**payload["before"]), int(payload["after"])
+            built = tuple(str(name) for name in payload.get("built", ()))
+            return LogEnd(**payload["before"]), int(payload["after"]), built
         except (OSError, ValueError, KeyError, TypeError):
             return None  # none, or an older kgp's marker: nothing known to take back
 
