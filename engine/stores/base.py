@@ -38,7 +38,7 @@ from kgp.stores.model import (
     stored_passage,
     stored_table,
 )
-from kgp.stores.rows import documents_rows
+from kgp.stores.rows import documents_rows, write_whole
 from kgp.stores.search import StoreSearch
 from kgp.stores.tracer import QueryEvent, Tracer
 
@@ -48,6 +48,7 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
 
     dialect: cypher.Dialect
     covered_reads = False  # whether a retrieval may skip document checks (kgp.stores.coverage)
+    short_writes = False  # whether a write may keep short of its keyword links (rows.write_whole)
 
     def __init__(self, *, tracer: Tracer | None = None, caller: Caller = ADMIN_CALLER) -> None:
         self.tracer = tracer
@@ -161,11 +162,10 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         self.write_documents([graph])
 
     def write_documents(self, graphs: Sequence[DocumentGraph]) -> None:
-        """Write documents' whole subgraphs in one transaction (all of them or none), each
-        replacing its older version."""
+        """Write documents' whole subgraphs in one transaction, each replacing its older one."""
         if graphs:
             rows = documents_rows(graphs, self.dimension, with_terms=self.terms_indexed)
-            self.run("write_documents", rows, write=True)
+            write_whole(self, rows)
 
     def delete_document(self, doc_id: str) -> bool:
         """Delete a document, its nodes and relationships and orphaned keywords; False if absent."""
@@ -237,14 +237,12 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         return IndexHealth("complete", live, orphans)
 
     def await_vector_index(self) -> None:
-        """Wait until the vector index is complete (writes need it; stores whose index is
-        always complete return at once)."""
+        """Wait until the vector index is complete (here always: at once)."""
         return None
 
     def prepare_writes(self, *, vectors: bool = True) -> None:
-        """Make the indexes writes use ready (a store may set some aside while no one writes)
-        and wait until they and the vector index (with ``vectors``) are complete: writes that
-        link by a matrix of every passage never search it. Here, the vector index."""
+        """Make the indexes writes use ready (a store may set some aside) and wait until they
+        and the vector index (with ``vectors``: writes by a matrix never search it) are built."""
         if vectors:
             self.await_vector_index()
 

@@ -51,6 +51,7 @@ ADMIN_QUERIES = frozenset(
         "any_passage_without_terms",
         "best_similarities",
         "sample_passages",
+        "count_keyword_links",
         "count_knn_flags",
         "count_passages",
         "count_weak_edges",

@@ -44,6 +44,7 @@ class FalkorStore(SavedBeside, FalkorSchema):
 
     dialect = "falkordb"
     covered_reads = True  # one server, one graph: a client's queries see it in one order
+    short_writes = True  # FalkorDB 4.16 at times drops a write's keyword links (rows.write_whole)
     terms_indexed = True  # a start builds its full-text index again: kgp stems (kgp.text)
 
     def __init__(

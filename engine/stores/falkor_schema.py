@@ -91,7 +91,7 @@ class FalkorSchema(GraphStore):
             created = True
         elif added_to_passages and self.vector_index_bound():
             self.rebuild_vector_index()
-        self._wait_for_indexes()
+        self._wait_for_indexes(vectors=created)  # (a start's build: prepare_writes' to wait for)
         if created:
             self._seal_indexes()
         self.dimension = dimension

@@ -4,12 +4,13 @@ a document, then shaped into one list of rows per kind of node and relationship.
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 from collections import Counter
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
-from kgp.errors import DocumentError
+from kgp.errors import DocumentError, StoreError
 from kgp.stores.model import (
     DocumentGraph,
     PassageRecord,
@@ -199,3 +200,45 @@ def document_rows(
             for e in graph.similar
         ],
     }
+
+
+WRITE_TRIES = 3  # a write kept short of its keyword links is made again (count_keyword_links)
+log = logging.getLogger("kgp.stores")
+
+
+class Writes(Protocol):
+    """What :func:`write_whole` needs of a store (:class:`~kgp.stores.base.GraphStore`)."""
+
+    short_writes: bool  # whether its writes are to be counted
+
+    def run(
+        self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False
+    ) -> list[dict[str, Any]]: ...
+
+    def delete_document(self, doc_id: str) -> bool: ...
+
+
+def write_whole(store: Writes, rows: Mapping[str, Any]) -> None:
+    """Write ``documents_rows``' ``rows`` (one query, which replaces the documents whole) until
+    the documents' passages have every keyword link it was given (a store whose writes are
+    never short: once). After WRITE_TRIES short writes
+    the documents are removed, so each is whole or absent and the next sync writes it; a
+    StoreError says so."""
+    wanted = len(rows["keywords"])
+    for attempt in range(1, WRITE_TRIES + 1):
+        store.run("write_documents", rows, write=True)
+        if not wanted or not store.short_writes:
+            return
+        found = store.run("count_keyword_links", {"doc_ids": rows["doc_ids"]})
+        links = int(found[0]["keyworded"]) if found else 0
+        if links == wanted:
+            return
+        short = f"{links} of {wanted} keyword links of {', '.join(rows['doc_ids'])}"
+        if attempt < WRITE_TRIES:
+            log.warning("the store kept a write with %s; writing those documents again", short)
+    for doc_id in rows["doc_ids"]:
+        store.delete_document(doc_id)
+    raise StoreError(
+        f"the store kept {short} after {WRITE_TRIES} writes; those documents were removed "
+        "again (the next sync adds them): run it again"
+    )
