@@ -177,3 +177,28 @@ def save_at_stop(store: GraphStore, memory: Memory) -> None:
     # a client's kept linker counts its own syncers beside the store's era: (era, syncers)
     store_era = era[0] if isinstance(era, tuple) else era
     store.on_last_stop(cast(int, store_era), lambda stamp: save(path, whole, stamp))
+
+
+def saved_state(store: GraphStore) -> dict[str, object] | None:
+    """What ``kgp stats`` says of the matrix saved beside ``store``'s graph: its passages, its
+    megabytes on disk, and whether it was saved with the log this store's start loaded
+    (``current``: the next write restores it), with another (``stale``: never used, replaced by
+    the next holder's save) or neither can be told (``unknown``: a store that joined a running
+    server or wrote since); ``unreadable``; None without one."""
+    path = store.saved_file(NAME)
+    if path is None:
+        return None
+    try:
+        with path.open("rb") as handle:
+            if handle.read(len(MAGIC)) != MAGIC:
+                raise ValueError("not a saved matrix")
+            header = json.loads(handle.read(int.from_bytes(handle.read(8), "little")))
+            passages, saved_stamp = int(header["count"]), str(header["stamp"])
+        disk = round(path.stat().st_blocks * 512 / 1e6, 1)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return {"state": "unreadable", "path": str(path)}
+    stamp = store.log_stamp()
+    state = "unknown" if stamp is None else "current" if stamp == saved_stamp else "stale"
+    return {"state": state, "passages": passages, "disk_mb": disk, "path": str(path)}

@@ -304,3 +304,35 @@ def test_a_whole_matrix_is_restored_as_it_was_saved(tmp_path: Path) -> None:
     assert back.count == 9033 and path.read_bytes() == before  # (copy-on-write)
     back.drop(many[0].split("#")[0])
     assert back.vector(many[0]) is None and back.vector(many[3]) is not None
+
+
+def test_stats_say_whether_the_saved_matrix_is_the_graphs(tmp_path: Path) -> None:
+    """``kgp stats`` (for those who see every document) names the saved matrix's passages and
+    size and whether the next write restores it: current after the close that saved it,
+    unknown to a process that joined the running server, stale once another process wrote
+    without saving, unreadable when the file is not one."""
+    from tests.test_cli import kgp as kgp_command
+
+    folder = random_documents(tmp_path / "docs", seed=31, documents=4, sentences=5)
+    extra = extra_documents(tmp_path / "extra", seed=32, documents=1)
+    data = tmp_path / "kb"
+    with opened(data) as writer:
+        writer.sync(folder)
+        passages = writer.stats().labels["Passage"]
+    with opened(data) as kg:
+        state = whole_file.saved_state(kg.store)
+        assert state is not None and state["state"] == "current"
+        assert state["passages"] == passages and float(str(state["disk_mb"])) > 0
+        with opened(data) as joined:
+            assert (whole_file.saved_state(joined.store) or {}).get("state") == "unknown"
+    done = kgp_command("--data-dir", str(data), "stats")
+    assert done.returncode == 0, done.stderr
+    assert f"saved matrix: {passages:,} passages" in done.stdout
+    assert "the next write restores it" in done.stdout
+    with opened(data, save_vectors=False) as kg:  # a write that saves nothing
+        kg.add(extra / "e00.md", root=extra)
+    done = kgp_command("--data-dir", str(data), "stats", "--json")
+    assert json.loads(done.stdout)["saved_matrix"]["state"] == "stale"
+    saved_file(data).write_bytes(b"not a matrix")
+    with opened(data) as kg:
+        assert (whole_file.saved_state(kg.store) or {}).get("state") == "unreadable"
