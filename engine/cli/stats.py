@@ -72,6 +72,6 @@ def describe_saved(saved: dict[str, object]) -> str:
     said = {
         "current": "saved with the graph as it is: the next write restores it",
         "stale": "saved with an older graph: not used, the next holder's close replaces it",
-        "unknown": "whether it is the graph's cannot be told (the server was running, or a write came)",
+        "unknown": "whether it is the graph's cannot be told (the server was running)",
     }[str(saved["state"])]
     return f"saved matrix: {saved['passages']:,} passages, {saved['disk_mb']} MB on disk; {said}"
