@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import numpy as np
 from kgp.files import PRIVATE_FILE
@@ -110,15 +110,22 @@ def save(path: Path, whole: Whole, stamp: str) -> None:
         os.close(directory)
 
 
+def read_header(handle: BinaryIO) -> dict[str, Any] | None:
+    """A saved matrix's header, read from the start of its file; None if it is not one."""
+    if handle.read(len(MAGIC)) != MAGIC:
+        return None
+    return dict(json.loads(handle.read(int.from_bytes(handle.read(8), "little"))))
+
+
 def restore(path: Path, stamp: str, k: int) -> Whole | None:
     """The matrix saved at ``path``, if it was saved with ``stamp`` for lists of ``k``
     neighbours; None otherwise (absent, stale, another k, or unreadable: said in the log)."""
     try:
         with path.open("rb") as handle:
-            if handle.read(len(MAGIC)) != MAGIC:
+            header = read_header(handle)
+            if header is None:
                 logger.warning("%s is not a saved matrix of this kgp: not used", path)
                 return None
-            header = json.loads(handle.read(int.from_bytes(handle.read(8), "little")))
             if header["stamp"] != stamp or header["k"] != k:
                 return None  # stale: another graph's, or another k's
             count, dimension = int(header["count"]), int(header["dimension"])
@@ -190,10 +197,10 @@ def saved_state(store: GraphStore) -> dict[str, object] | None:
         return None
     try:
         with path.open("rb") as handle:
-            if handle.read(len(MAGIC)) != MAGIC:
-                raise ValueError("not a saved matrix")
-            header = json.loads(handle.read(int.from_bytes(handle.read(8), "little")))
-            passages, saved_stamp = int(header["count"]), str(header["stamp"])
+            header = read_header(handle)
+        if header is None:
+            raise ValueError("not a saved matrix")
+        passages, saved_stamp = int(header["count"]), str(header["stamp"])
         disk = round(path.stat().st_blocks * 512 / 1e6, 1)
     except FileNotFoundError:
         return None

@@ -41,8 +41,9 @@ def saved_file(data_dir: Path) -> Path:
 def header(path: Path) -> dict[str, Any]:
     """A saved matrix's header."""
     with path.open("rb") as handle:
-        handle.seek(len(whole_file.MAGIC))
-        return dict(json.loads(handle.read(int.from_bytes(handle.read(8), "little"))))
+        found = whole_file.read_header(handle)
+    assert found is not None, path
+    return found
 
 
 @pytest.fixture

@@ -167,10 +167,12 @@ class FalkorStore(SavedBeside, FalkorSchema):
         a matrix of every passage: FalkorDB takes them between batches of its build)."""
         with self.reading_as(ADMIN_CALLER):
             indexed, vector = self._indexes()
-        if not vector:  # set aside by a first sync that stopped (defer_vector_index)
-            self.restore_vector_index()
+        # set aside by a first sync that stopped (defer_vector_index): its build makes the write
+        # indexes too, which the start's mark records (start_built)
+        started = not vector and self.restore_vector_index()
         built: list[str] = []
-        if any((label, prop, "RANGE") not in indexed for label, prop, _, _ in WRITE_INDEXES):
+        missing = ((label, prop, "RANGE") not in indexed for label, prop, _, _ in WRITE_INDEXES)
+        if not started and any(missing):
             with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds them
                 built = self._build_write_indexes()
         if vectors:

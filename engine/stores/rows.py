@@ -1,5 +1,6 @@
 """Documents as the write query's parameters: each checked first, so a store never receives half
-a document, then shaped into one list of rows per kind of node and relationship."""
+a document, then shaped into one list of rows per kind of node and relationship; and their write,
+made again while the store kept it short of its keyword links (write_whole)."""
 
 from __future__ import annotations
 
@@ -221,9 +222,9 @@ class Writes(Protocol):
 def write_whole(store: Writes, rows: Mapping[str, Any]) -> None:
     """Write ``documents_rows``' ``rows`` (one query, which replaces the documents whole) until
     the documents' passages have every keyword link it was given (a store whose writes are
-    never short: once). After WRITE_TRIES short writes
-    the documents are removed, so each is whole or absent and the next sync writes it; a
-    StoreError says so."""
+    never short: once; else one more read a write, of those documents' links). After
+    WRITE_TRIES short writes the documents are removed, so each is whole or absent and the next
+    sync writes it; a StoreError says so."""
     wanted = len(rows["keywords"])
     for attempt in range(1, WRITE_TRIES + 1):
         store.run("write_documents", rows, write=True)
