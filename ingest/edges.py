@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from kgp.access import ADMIN_CALLER
@@ -131,14 +132,9 @@ class SimilarityLinker:
             group.candidates, group.weak = self.memory.whole.scan(group.matrix(0), replaced)
         elif ids and self.store.vector_index_bound() > 0:
             began = time.perf_counter()
-            hits = self._stored_candidates(group, owners)
+            hits = self._stored_candidates(group, owners, replaced)
             self.memory.index_s += time.perf_counter() - began
-            group.candidates = [
-                {pid: sim for pid, sim in row if passage_document(pid) not in replaced}
-                if replaced
-                else dict(row)
-                for row in hits
-            ]
+            group.candidates = [dict(row) for row in hits]
             group.weak = [pid for pid in group.weak if passage_document(pid) not in replaced]
         else:
             group.candidates = [{} for _ in ids]
@@ -296,7 +292,7 @@ class SimilarityLinker:
         group = Group(docs)
         if self.k and group.ids:
             owners = [d for d, pids, _ in docs for _ in pids]
-            hits = self._stored_candidates(group, owners)
+            hits = self._stored_candidates(group, owners, ())
             group.candidates = [dict(row) for row in hits]
         self.complete(group)
         return len(pending)
@@ -344,10 +340,13 @@ class SimilarityLinker:
             return -np.inf
         return weakest - EPS
 
-    def _stored_candidates(self, group: Group, owners: Sequence[str]) -> list[Ranked]:
+    def _stored_candidates(
+        self, group: Group, owners: Sequence[str], replaced: Collection[str]
+    ) -> list[Ranked]:
         """Choose the group's floor and list its weak passages; then each new passage's nearest
-        stored passages (its own document excluded): at least k with their ties, and every one
-        more similar than the floor, up to ``depth``. Times both sides for :meth:`tune`."""
+        stored passages (its own document and those the group ``replaced`` excluded): at least k
+        with their ties, and every one more similar than the floor, up to ``depth``. Times both
+        sides for :meth:`tune`."""
         self._seed(group)
         began = time.perf_counter()
         budget = max(LEAST_BUDGET, round(self.weak_per_passage * len(group.ids)))
@@ -362,20 +361,17 @@ class SimilarityLinker:
         once = len(vectors) < TUNE_PASSAGES and group.floor < 1.0
         if once:
             breadth = min(breadth, ADD_DEPTH + self.store.orphaned_vectors())
+        search = partial(self.store.nearest, want=self.k, skip_docs=replaced, depth_cap=self.depth)
         hits: list[Ranked] = [[] for _ in vectors]
         if not once:
-            hits = self.store.nearest(
-                vectors, want=self.k, exclude_docs=list(owners), depth_cap=self.depth
-            )
+            hits = search(vectors, exclude_docs=list(owners))
         deeper = [i for i, row in enumerate(hits) if once or (row and row[-1][1] > group.floor)]
         began = time.perf_counter()
         # every passage above the floor (past the first depth: the cost the budget tunes)
-        found = self.store.nearest(
+        found = search(
             [vectors[i] for i in deeper],
-            want=self.k,
             floor=group.floor,
             exclude_docs=[owners[i] for i in deeper],
-            depth_cap=self.depth,
             start=breadth if deeper else None,
             above=[group.floor] * len(deeper),
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -15,7 +15,7 @@ from kgp.access import ADMIN_CALLER, Caller
 from kgp.errors import ConfigurationError
 from kgp.stores.coverage import reads_all
 from kgp.stores.maintenance import RunsQueries
-from kgp.stores.model import SearchHit
+from kgp.stores.model import SearchHit, passage_document
 from kgp.text import query_terms, stems
 
 TIE = 1e-4  # similarities closer than this may be ordered differently by the index
@@ -66,6 +66,7 @@ class StoreSearch(RunsQueries):
         floor: float | None = None,
         exclude_docs: Sequence[str] = (),
         exclude_ids: Sequence[Sequence[str]] = (),
+        skip_docs: Collection[str] = (),
         depth_cap: int | None = None,
         start: int | None = None,
         above: Sequence[float] = (),
@@ -75,7 +76,10 @@ class StoreSearch(RunsQueries):
         ``TIE``, so the order by id is the same whatever order the index was built in), and
         with ``floor``, every passage more similar than it.
         Per vector the passages of document ``exclude_docs[i]`` and the ids ``exclude_ids[i]``
-        are left out.
+        are left out, and for every vector the passages of ``skip_docs`` (documents a write is
+        about to replace: left out here, not after, or they could take a place of the ``want``
+        and their ties; the query leaves out one document per vector, a list would be compared
+        with every entry).
 
         The vector index is asked to a depth, then deeper for the vectors that came back short:
         orphaned vectors (FalkorDB 4.16 keeps the vector of every deleted or rewritten passage),
@@ -121,7 +125,11 @@ class StoreSearch(RunsQueries):
                 row = seen.get(i)
                 # while FalkorDB swaps a label's index for a new one (a rebuild), the vector
                 # procedure can return a node from each: keep each passage once
-                best = {str(pid): float(sim) for pid, sim in (row["hits"] if row else [])}
+                best = {
+                    str(pid): float(sim)
+                    for pid, sim in (row["hits"] if row else [])
+                    if not skip_docs or passage_document(str(pid)) not in skip_docs
+                }
                 hits = sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))
                 results[i] = hits
                 lowest = row["lowest"] if row else None
