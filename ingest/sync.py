@@ -162,10 +162,13 @@ class Syncer:
         allow_removal: bool,
         source: Path | None,
     ) -> None:
-        self.linker.memory.begin()  # what it kept of an earlier sync holds while no one wrote
+        memory = self.linker.memory
+        memory.begin()  # what it kept of an earlier sync holds while no one wrote
         # after a start the store may still be building indexes; by a matrix of every passage
-        # (kept or restored) the linker never searches, so it need not wait for the vector index
-        self.store.prepare_writes(vectors=not self.linker.memory.holds_whole())
+        # (kept, restored or read now) the linker never searches, so it need not wait for the
+        # vector index
+        memory.read_during_build()
+        self.store.prepare_writes(vectors=not memory.holds_whole())
         if not self.store.schema_ready:  # once per process: later syncs need no write here
             with self.guard():
                 self._ensure_schema()

@@ -337,3 +337,43 @@ def test_stats_say_whether_the_saved_matrix_is_the_graphs(tmp_path: Path) -> Non
     saved_file(data).write_bytes(b"not a matrix")
     with opened(data) as kg:
         assert (whole_file.saved_state(kg.store) or {}).get("state") == "unreadable"
+
+
+@pytest.mark.slow
+def test_an_add_during_a_starts_index_build_reads_the_matrix_rather_than_wait(
+    tmp_path: Path, awaited: list[str]
+) -> None:
+    """No saved matrix (a killed holder's, or none), and the start's HNSW build going on: the add
+    reads every vector and links by them rather than wait for the build (at a million passages
+    about 150 s against 40 minutes), its writes going in between the build's batches; where the
+    build's rate says it ends sooner than the read, it waits. Either way each passage ends with
+    exactly its k nearest, and the index built holds every passage."""
+    folder = random_documents(tmp_path / "docs", seed=11, documents=160, sentences=25)
+    options = {"save_vectors": False, "vector_m": 64}  # (a slower build: 4,000 passages)
+    with opened(tmp_path / "kb", **options) as kg:
+        kg.sync(folder)
+    awaited.clear()  # (the first sync's, into an empty graph)
+    extra = sorted(extra_documents(tmp_path / "more", seed=12, documents=2).glob("*.md"))
+    with opened(tmp_path / "kb", **options) as kg:
+        seen: list[tuple[int, float | None]] = []
+        build = kg.store.vector_index_build
+
+        def watched() -> tuple[int, float | None]:
+            seen.append(build())
+            return seen[-1]
+
+        kg.store.vector_index_build = watched  # type: ignore[method-assign]
+        searches = index_searches(kg)
+        kg.add(extra[0])
+        assert seen and seen[0][0] > 0  # the build had entries left when the add began
+        assert awaited == [] and searches == []  # linked by the matrix it read, no search
+        assert kg.held_vectors() == 4000 + 6
+        kg.store.vector_index_build = lambda: (100, 0.001)  # type: ignore[method-assign]
+        kg._kept.memory.release()  # (as a new process: it holds nothing)
+        kg.add(extra[1])  # the build ends sooner than a read would: it waits
+        assert awaited == [kg.store.graph_name]
+        kg.store.await_vector_index()
+        stored, expected = lists_and_exact(kg)
+        with kg.store.reading_as(kgp.access.ADMIN_CALLER):
+            assert kg.store.vector_index_entries()[0] == 4000 + 12
+    assert stored == expected

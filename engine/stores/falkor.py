@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
@@ -21,6 +22,7 @@ from kgp.stores.falkor_indexes import (
     IndexPolls,
     before_terms,
     index_passage_terms,
+    progress,
     unfinished,
     wait_for_indexes,
 )
@@ -70,6 +72,7 @@ class FalkorStore(SavedBeside, FalkorSchema):
         self.vector_m = vector_m or health.VECTOR_M  # and its M (HNSW links per entry)
         self._db: FalkorDB | None = None
         self._graph: Graph | None = None
+        self._build_seen: tuple[float, int] | None = None  # a vector index build first seen
         self._reads: Reads | None = None  # reads' own connections (RESP3)
         self._vectors_ready = True  # False while the vector index is built after a start
         # stops a server that holds a query unanswered without working (kgp.stores.stall)
@@ -238,6 +241,19 @@ class FalkorStore(SavedBeside, FalkorSchema):
                 self._vectors_ready = False
         exact = [self.run("knn_exact", {"row": r, "limit": r["limit"]}) for r in rows]
         return [row for found in exact for row in found]
+
+    def vector_index_build(self) -> tuple[int, float | None]:
+        """The seconds left come from the build's rate since this store first saw it."""
+        status = self._building().get("Passage")
+        counted = progress(status) if status is not None else None
+        if counted is None:
+            return (0, 0.0) if status is None else (self.vector_index_bound(), None)
+        now, (done, total) = time.monotonic(), counted
+        if self._build_seen is None or done < self._build_seen[1]:
+            self._build_seen = (now, done)
+        began, first = self._build_seen
+        rate = (done - first) / (now - began) if done > first and now > began else 0.0
+        return total - done, (total - done) / rate if rate else None
 
     def _building(self) -> dict[str, str]:
         """The labels whose indexes are being built, with FalkorDB's status of each."""

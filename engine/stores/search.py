@@ -172,6 +172,12 @@ class StoreSearch(RunsQueries):
         query = "knn_candidates_all" if reads_all(self, self.caller_now()) else "knn_candidates"
         return self.run(query, {"rows": rows})
 
+    def vector_index_build(self) -> tuple[int, float | None]:
+        """While a start builds the vector index (searches meanwhile are exact, and slow): the
+        entries it has yet to index and about how many seconds that takes (None: not known yet).
+        (0, 0.0) where none is being built, as in a store that keeps its index."""
+        return 0, 0.0
+
     def vector_index_entries(self) -> tuple[int, int]:
         """The vector index's live passages and orphaned vectors (vectors of deleted or
         rewritten passages it still holds; 0 where the store removes them)."""
