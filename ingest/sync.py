@@ -166,8 +166,9 @@ class Syncer:
         memory.begin()  # what it kept of an earlier sync holds while no one wrote
         # after a start the store may still be building indexes; by a matrix of every passage
         # (kept, restored or read now) the linker never searches, so it need not wait for the
-        # vector index
-        memory.read_during_build()
+        # vector index (read for it only where a process may hold every vector)
+        if self.settings.hold_vectors:
+            memory.read_during_build()
         self.store.prepare_writes(vectors=not memory.holds_whole())
         if not self.store.schema_ready:  # once per process: later syncs need no write here
             with self.guard():

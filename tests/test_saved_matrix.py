@@ -346,14 +346,15 @@ def test_an_add_during_a_starts_index_build_reads_the_matrix_rather_than_wait(
     """No saved matrix (a killed holder's, or none), and the start's HNSW build going on: the add
     reads every vector and links by them rather than wait for the build (at a million passages
     about 150 s against 40 minutes), its writes going in between the build's batches; where the
-    build's rate says it ends sooner than the read, it waits. Either way each passage ends with
-    exactly its k nearest, and the index built holds every passage."""
+    build's rate says it ends sooner than the read, or the process may hold no matrix
+    (``KGP_HOLD_VECTORS=0``), it waits. Either way each passage ends with exactly its k nearest,
+    and the index built holds every passage."""
     folder = random_documents(tmp_path / "docs", seed=11, documents=160, sentences=25)
     options = {"save_vectors": False, "vector_m": 64}  # (a slower build: 4,000 passages)
     with opened(tmp_path / "kb", **options) as kg:
         kg.sync(folder)
     awaited.clear()  # (the first sync's, into an empty graph)
-    extra = sorted(extra_documents(tmp_path / "more", seed=12, documents=2).glob("*.md"))
+    extra = sorted(extra_documents(tmp_path / "more", seed=12, documents=3).glob("*.md"))
     with opened(tmp_path / "kb", **options) as kg:
         seen: list[tuple[int, float | None]] = []
         build = kg.store.vector_index_build
@@ -372,8 +373,11 @@ def test_an_add_during_a_starts_index_build_reads_the_matrix_rather_than_wait(
         kg._kept.memory.release()  # (as a new process: it holds nothing)
         kg.add(extra[1])  # the build ends sooner than a read would: it waits
         assert awaited == [kg.store.graph_name]
-        kg.store.await_vector_index()
+    awaited.clear()
+    with opened(tmp_path / "kb", hold_vectors=False, **options) as kg:
+        kg.add(extra[2])  # told to hold no matrix: it waits
+        assert awaited == [kg.store.graph_name] and kg.held_vectors() is None
         stored, expected = lists_and_exact(kg)
         with kg.store.reading_as(kgp.access.ADMIN_CALLER):
-            assert kg.store.vector_index_entries()[0] == 4000 + 12
+            assert kg.store.vector_index_entries()[0] == 4000 + 18
     assert stored == expected
