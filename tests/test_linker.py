@@ -377,6 +377,7 @@ def test_an_added_document_reads_only_the_passages_it_may_enter(
     for n, body in enumerate(added):
         (folder / f"new{n}.md").write_text(body)
         with kgp.open(**options) as kg:
+            kg.store.await_vector_index()  # (during the start's build the add reads every vector)
             calls = recording(kg.store)
             kg.add(folder / f"new{n}.md")
             stored, expected = lists_and_exact(kg)
@@ -514,6 +515,7 @@ def test_a_graph_of_at_most_k_passages_is_linked_whole_whatever_its_floor(
         "\n\n".join(f"unrelated{n} other{n} words{n} here{n}." for n in range(6))
     )
     with kgp.open(loaded_encoder=StandInEncoder(), **options) as kg:
+        kg.store.await_vector_index()  # (during the start's build the add reads every vector)
         kg.add(folder / "far.md")
         stored, expected = lists_and_exact(kg, k=20)
     assert len(stored) == 24
@@ -537,6 +539,7 @@ def test_a_document_written_again_takes_no_place_among_anothers_nearest(tmp_path
     (folder / "a.md").write_text("Alps harbour ferry timetable.")  # nearer to none than b.md is
     (folder / "d.md").write_text(f"{peak}.")
     with kgp.open(loaded_encoder=StandInEncoder(), **options) as kg:
+        kg.store.await_vector_index()  # (during the start's build the sync reads every vector)
         searched: list[int] = []
         original = kg.store.nearest
 
