@@ -32,6 +32,7 @@ from kgp.stores.falkor_server import EmbeddedServer
 from redis.exceptions import ResponseError
 
 from tests.bench import memory_mb
+from tests.bench.scale_bench import CORPUS, StandInEncoder, UnigramWriter, write_documents
 
 DEPTHS = (64, 256, 512, 1024, 2048, 4096)
 SEARCH = (
@@ -59,7 +60,9 @@ def build(graph: Graph, vectors: np.ndarray, m: int, construction: int) -> tuple
     return inserted, time.perf_counter() - began
 
 
-def measure(graph: Graph, kind: str, stored: np.ndarray, queries: np.ndarray, arm: dict) -> None:
+def measure(
+    graph: Graph, kind: str, stored: np.ndarray, queries: np.ndarray, arm: dict[str, int]
+) -> None:
     exact = [set(np.argsort(-(stored @ q))[:10].tolist()) for q in queries]
     for k in DEPTHS:
         took, recall = [], []
@@ -74,8 +77,6 @@ def measure(graph: Graph, kind: str, stored: np.ndarray, queries: np.ndarray, ar
 
 def standin_vectors(count: int, work: Path) -> np.ndarray:
     """The scale bench's passages for a graph of ``count`` and their stand-in vectors."""
-    from tests.bench.scale_bench import CORPUS, StandInEncoder, UnigramWriter, write_documents
-
     sentences = write_documents(work / "documents", UnigramWriter(CORPUS), count)
     return StandInEncoder().encode(sentences)
 
@@ -106,6 +107,7 @@ def main() -> None:
         for m in args.m.split(",")
         for c in args.ef_construction.split(",")
     ]
+    first_build: float | None = None  # the first arm's: the baseline of the others'
     for arm in arms:
         m, construction = arm["m"], arm["ef_construction"]
         name = f"M {m}, efConstruction {construction}"
@@ -117,9 +119,10 @@ def main() -> None:
             with contextlib.suppress(ResponseError):
                 graph.delete()  # what a run before left
             inserted, built = build(graph, stored, m, construction)
+            first_build = first_build or built
             print(
                 f"{name}: {args.passages:,} vectors inserted in {inserted:.0f} s, "
-                f"index built in {built:.0f} s",
+                f"index built in {built:.0f} s ({built / first_build:.2f}x the first arm's)",
                 flush=True,
             )
             measure(graph, "pair", stored, questions, arm)

@@ -397,8 +397,17 @@ def measure(
         # add, which first waits for the indexes the last close set aside to be built again
         began = time.perf_counter()
         with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
+            opened_s = time.perf_counter() - began
+            log = kg.store.tracer = TraceLog()
             kg.add(added / ADDED)
             cold_add_s = time.perf_counter() - began
+            kg.store.tracer = None
+            held = kg._kept is not None and kg._kept.memory.whole.known
+            say(
+                size,
+                f"a new session's add {cold_add_s:.2f} s: the open {opened_s:.2f} s, then "
+                f"(every vector held: {held}) {by_query(log)}",
+            )
             kg.remove(ADDED)
     quantiles = statistics.quantiles(times, n=20)
     return {
