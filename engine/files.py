@@ -31,3 +31,17 @@ def write_private(path: Path, text: str, encoding: str = "utf-8") -> Path:
         handle.write(text)
     path.chmod(PRIVATE_FILE)
     return path
+
+
+def replace_private(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    """Write a file readable by its owner only, whole: a reader sees the old file or the new
+    one, never a part (a temporary file beside it, then a rename)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write_private(temporary, text, encoding)
+        with open(temporary, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return path

@@ -363,16 +363,24 @@ class GraphWriting:
         raise DocumentError(f"{file}: {reason}")
 
     def add_files(
-        self, paths: Iterable[str | Path], *, root: str | Path, groups: Iterable[str] | None = None
+        self,
+        paths: Iterable[str | Path],
+        *,
+        root: str | Path,
+        groups: Iterable[str] | None = None,
+        id_prefix: str = "",
     ) -> SyncReport:
-        """Add or replace several files in one sync (ids relative to ``root``, groups as in
-        :meth:`add`); files that cannot be read or are not inside ``root`` are listed under the
-        report's ``skipped``, unsupported ones under ``ignored``."""
+        """Add or replace several files in one sync (ids ``id_prefix`` + their path relative
+        to ``root``, groups as in :meth:`add`); files that cannot be read or are not inside
+        ``root`` are listed under the report's ``skipped``, unsupported ones under ``ignored``.
+        ``kgp serve`` puts its uploads under the prefix of :mod:`kgp.ids`."""
         from kgp.ingest.report import SyncReport
 
         report = SyncReport()
         with self._lent_syncer() as syncer:
-            found = syncer.candidates([Path(p) for p in paths], Path(root), report, groups=groups)
+            found = syncer.candidates(
+                [Path(p) for p in paths], Path(root), report, groups=groups, id_prefix=id_prefix
+            )
             return self._sync_found(syncer, found, report)
 
     def _sync_found(self, syncer: Syncer, found: list[Candidate], report: SyncReport) -> SyncReport:
@@ -382,6 +390,19 @@ class GraphWriting:
             finally:
                 self._changed()
         return report
+
+    def regroup(self, doc_id: str, groups: Iterable[str]) -> bool:
+        """Let ``groups`` read one document instead of those it had (its text is not read or
+        embedded again); False when there is no such document. A synced document takes its
+        folder's access files' groups again at the next sync of that folder."""
+        from kgp.access import check_groups
+
+        chosen = check_groups(list(groups), "groups")
+        try:
+            with self._lent_syncer() as syncer:
+                return syncer.regroup(doc_id, chosen)
+        finally:
+            self._changed()
 
     def remove(self, doc_id: str) -> bool:
         """Remove one document (by id, the path relative to the synced root)."""

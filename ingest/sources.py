@@ -14,6 +14,7 @@ from pathlib import Path
 
 from kgp.access import check_groups
 from kgp.errors import DocumentError
+from kgp.ids import reserved
 from kgp.ingest.access import AccessRules
 from kgp.ingest.document import Page, ReadDocument, Section
 from kgp.ingest.readers import supported_suffixes
@@ -97,6 +98,8 @@ def corpus_candidates(path: Path, prefix: str, default: tuple[str, ...]) -> Iter
         raise DocumentError(f"{path}: not a readable JSON corpus ({exc})") from None
     if not isinstance(entries, list):
         raise DocumentError(f"{path}: a corpus is a JSON list of {{title, text}} objects")
+    if refused := reserved(f"{prefix}/0"):
+        raise DocumentError(f"{path}: prefix {prefix!r}: {refused}")
     seen: set[tuple[str, str, tuple[str, ...]]] = set()
     for n, entry in enumerate(entries):
         if not isinstance(entry, dict) or "text" not in entry:
@@ -132,10 +135,12 @@ def file_candidates(
     report: SyncReport,
     default_groups: tuple[str, ...],
     groups: Iterable[str] | None = None,
+    id_prefix: str = "",
 ) -> list[Candidate]:
-    """The given files as documents with ids relative to ``root``, with ``groups`` or else
-    those the access files under ``root`` give them (``default_groups`` where none does);
-    unsupported, outside or unreadable ones go to the report. A bad access file raises before
+    """The given files as documents with ids ``id_prefix`` + their path relative to ``root``,
+    with ``groups`` or else those the access files under ``root`` give them (``default_groups``
+    where none does); unsupported, outside or unreadable ones, and those whose id would take
+    the uploads' space (:mod:`kgp.ids`), go to the report. A bad access file raises before
     anything is written."""
     root = root.resolve()
     rules = AccessRules(root, default_groups)
@@ -166,6 +171,11 @@ def file_candidates(
         if not stat.S_ISREG(info.st_mode):
             report.ignored.append(rel)
             continue
+        doc_id = id_prefix + rel
+        refused = None if id_prefix else reserved(doc_id)
+        if refused:
+            report.skipped.append(Skipped(rel, refused))
+            continue
         access = explicit or rules.groups(rel)
-        found.append(Candidate(rel, rel, file_loader(path), info.st_size, access))
+        found.append(Candidate(doc_id, doc_id, file_loader(path), info.st_size, access))
     return found

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from kgp.access import ADMIN_CALLER
 from kgp.errors import DocumentError, RemovalRefusedError, StoreRestartedError
+from kgp.ids import is_upload
 from kgp.ingest.builder import with_embeddings, write_batches
 from kgp.ingest.edges import SimilarityLinker
 from kgp.ingest.embedding import Encoder
@@ -85,11 +86,13 @@ class Syncer:
         report: SyncReport,
         *,
         groups: Iterable[str] | None = None,
+        id_prefix: str = "",
     ) -> list[Candidate]:
-        """The given files as documents with ids relative to ``root``, with ``groups`` or else
-        those the access files under ``root`` give them; unsupported, outside or unreadable
-        ones go to the report. A bad access file raises before anything is written."""
-        return file_candidates(paths, root, report, self.settings.default_groups, groups)
+        """The given files as documents with ids ``id_prefix`` + their path relative to
+        ``root``, with ``groups`` or else those the access files under ``root`` give them;
+        unsupported, outside or unreadable ones go to the report. A bad access file raises
+        before anything is written."""
+        return file_candidates(paths, root, report, self.settings.default_groups, groups, id_prefix)
 
     # -- sync --------------------------------------------------------------------------------
 
@@ -179,7 +182,10 @@ class Syncer:
         gone: list[str] = []
         if remove:
             stored = {d.id: d for d in self.store.list_documents()}
-            in_scope = [d for d in stored if scope is None or d.startswith(scope)]
+            # a folder's or corpus's sync leaves the server's uploads alone (kgp.ids)
+            in_scope = [
+                d for d in stored if not is_upload(d) and (scope is None or d.startswith(scope))
+            ]
             gone = [d for d in in_scope if d not in seen]
             if not allow_removal:
                 self._check_removal(gone, len(in_scope), source)
@@ -325,6 +331,19 @@ class Syncer:
                 self.linker.forget(doc_id)
             self._finish(report)
             return removed
+
+    def regroup(self, doc_id: str, groups: tuple[str, ...]) -> bool:
+        """Give one stored document other readers (its passages inherit them); False when
+        there is no such document."""
+        with self.store.reading_as(ADMIN_CALLER):
+            node = self.store.fetch_nodes([doc_id]).get(doc_id, {})
+            if node.get("label") != "Document":
+                return False
+            self.linker.memory.begin()
+            self.store.prepare_writes()
+            with self.guard():
+                self.store.set_document_groups({doc_id: groups})
+            return True
 
     def _ensure_schema(self) -> None:
         if not self._schema_ready:

@@ -96,7 +96,7 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     # Upload: the PDF dropped, the Markdown chosen with the keyboard (Tab to the zone, Enter).
     drop_file(page, EXAMPLES / "rainfall-2024.pdf")
     page.wait_for_selector("#upload-status.good", timeout=120_000)
-    assert "added local/rainfall-2024.pdf" in page.inner_text("#upload-status")
+    assert "added upload:local/rainfall-2024.pdf" in page.inner_text("#upload-status")
     expect(page.locator("#documents tbody tr")).to_have_count(1)
     page.focus("a.skip")  # the first stop on the page, then Tab, as a keyboard user moves
     page.keyboard.press("Tab")
@@ -110,8 +110,11 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     chooser.set_files([str(EXAMPLES / "stations.md"), str(EXAMPLES / "maintenance.md")])
     expect(page.locator("#documents tbody tr")).to_have_count(3, timeout=120_000)
     listed = rows(page)
-    assert listed["local/rainfall-2024.pdf"] == ["2", "1", "8"], "pages, tables, passages"
-    assert listed["local/stations.md"][0] == "1" and int(listed["local/stations.md"][2]) > 5
+    assert listed["upload:local/rainfall-2024.pdf"] == ["2", "1", "8"], "pages, tables, passages"
+    assert (
+        listed["upload:local/stations.md"][0] == "1"
+        and int(listed["upload:local/stations.md"][2]) > 5
+    )
     assert "groups: public" in page.locator("#documents tbody tr").first.inner_text()
 
     # An upload readable by another group only: added, and not listed to this caller (public).
@@ -119,7 +122,7 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     note.write_text("# Night shift\n\nThe ops team checks the Cedar Hollow pumps at night.\n")
     page.fill("#upload-groups", "ops")
     drop_file(page, note)
-    expect(page.locator("#upload-status")).to_have_text("added local/ops-note.md")
+    expect(page.locator("#upload-status")).to_have_text("added upload:local/ops-note.md")
     page.fill("#upload-groups", "")
     expect(page.locator("#documents tbody tr")).to_have_count(3)
 
@@ -172,9 +175,9 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
 
     # Removing asks first, then the document is gone from the list.
     page.once("dialog", lambda dialog: dialog.accept())
-    page.click("button[aria-label='Remove local/maintenance.md']")
+    page.click("button[aria-label='Remove upload:local/maintenance.md']")
     expect(page.locator("#documents tbody tr")).to_have_count(2)
-    assert "Removed local/maintenance.md" in page.inner_text("#upload-status")
+    assert "Removed upload:local/maintenance.md" in page.inner_text("#upload-status")
     assert problems == [], problems
     page.close()
 

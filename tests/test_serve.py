@@ -176,11 +176,13 @@ def test_without_keys_requests_read_as_kgp_groups_and_only_the_operator_writes(
     environment = {k: v for k, v in os.environ.items() if k != "KGP_GROUPS"}
     with serving(tmp_path / "kb", env=environment) as served:  # the operator: default groups
         added = served.upload("", ("note.txt", b"Ferries to Kom Ombo leave at dawn.")).json()
-        assert added["added"] == ["local/note.txt"]
+        assert added["added"] == ["upload:local/note.txt"]
         documents = {d["id"]: d for d in served.get("/documents").json()}
-        assert documents["local/note.txt"]["groups"] == ["public"] and HR.isdisjoint(documents)
-        assert documents["local/note.txt"]["passages"] == 1
-        removed = httpx.delete(served.url + "/documents/local/note.txt", timeout=30)
+        assert documents["upload:local/note.txt"]["groups"] == ["public"] and HR.isdisjoint(
+            documents
+        )
+        assert documents["upload:local/note.txt"]["passages"] == 1
+        removed = httpx.delete(served.url + "/documents/upload:local/note.txt", timeout=30)
         assert removed.status_code == 200 and removed.json()["removed"] is True
 
 
@@ -190,16 +192,18 @@ def test_uploads_go_through_the_sync_with_the_keys_upload_groups(server: Server)
     done = server.upload("alice", ("ferries.txt", note), ("broken.pdf", broken))
     assert done.status_code == 200, done.text
     body = done.json()
-    assert body["added"] == ["alice/ferries.txt"]
-    assert [s["path"] for s in body["skipped"]] == ["alice/broken.pdf"]
+    assert body["added"] == ["upload:alice/ferries.txt"]
+    assert [s["path"] for s in body["skipped"]] == ["upload:alice/broken.pdf"]
     assert str(server.data_dir) not in done.text, "no server path in the reasons"
     again = server.upload("alice", ("ferries.txt", note)).json()
-    assert again["unchanged"] == ["alice/ferries.txt"]
+    assert again["unchanged"] == ["upload:alice/ferries.txt"]
     documents = {d["id"]: d["groups"] for d in server.get("/documents", "alice").json()}
-    assert documents["alice/ferries.txt"] == ["hr"]
-    assert "alice/ferries.txt" not in {d["id"] for d in server.get("/documents", "bob").json()}
+    assert documents["upload:alice/ferries.txt"] == ["hr"]
+    assert "upload:alice/ferries.txt" not in {
+        d["id"] for d in server.get("/documents", "bob").json()
+    }
     found = server.post("/retrieve", {"question": "When do night ferries stop?", "k": 3}, "alice")
-    assert "alice/ferries.txt" in {p["document"]["id"] for p in found.json()["passages"]}
+    assert "upload:alice/ferries.txt" in {p["document"]["id"] for p in found.json()["passages"]}
 
 
 def test_an_upload_may_choose_among_the_keys_own_groups(server: Server, tmp_path: Path) -> None:
@@ -210,15 +214,30 @@ def test_an_upload_may_choose_among_the_keys_own_groups(server: Server, tmp_path
         with pytest.raises(ConfigurationError, match="422 groups: upload groups finance, staff"):
             dana.add(file, groups=["staff", "finance"])
         assert server.get("/documents", "root").json() == before, "nothing written"
-        assert dana.add(file, groups=["staff"]).added == ["dana/rota.md"]
+        assert dana.add(file, groups=["staff"]).added == ["upload:dana/rota.md"]
         mine = {d.id: d.groups for d in dana.documents()}
-        assert mine["dana/rota.md"] == ("staff",)
-        assert "dana/rota.md" not in {d["id"] for d in server.get("/documents", "alice").json()}
-        assert dana.add(file).unchanged == 1  # the same content, the key's own upload groups
-        assert {d.id: d.groups for d in dana.documents()}["dana/rota.md"] == ("hr",)
-        assert "dana/rota.md" in {d["id"] for d in server.get("/documents", "alice").json()}
-    with kgp.connect(server.url, api_key=server.keys["root"]) as admin:
-        assert admin.remove("dana/rota.md") is True
+        assert mine["upload:dana/rota.md"] == ("staff",)
+        assert "upload:dana/rota.md" not in {
+            d["id"] for d in server.get("/documents", "alice").json()
+        }
+        with pytest.raises(AccessDeniedError, match="changing a document's groups needs the admin"):
+            dana.add(file)  # the key's own upload groups, hr: a regrouping
+        assert {d.id: d.groups for d in dana.documents()}["upload:dana/rota.md"] == ("staff",)
+    regrouped = httpx.patch(
+        server.url + "/documents/upload:dana/rota.md",
+        json={"groups": ["hr"]},
+        headers=auth(server.keys["root"]),
+    )
+    assert regrouped.status_code == 200, regrouped.text
+    assert "upload:dana/rota.md" in {d["id"] for d in server.get("/documents", "alice").json()}
+    refused = httpx.patch(
+        server.url + "/documents/cities/egypt.txt",
+        json={"groups": ["staff"]},
+        headers=auth(server.keys["dana"]),
+    )
+    assert refused.status_code == 403 and "needs the admin view" in refused.json()["error"]
+    with kgp.connect(server.url, api_key=server.keys["dana"]) as dana:
+        assert dana.remove("upload:dana/rota.md") is True  # its own upload
 
 
 @pytest.mark.parametrize(
@@ -263,22 +282,22 @@ def test_the_remote_client_has_the_methods_and_types_of_open(
     with kgp.connect(server.url, api_key=server.keys["alice"]) as kg:
         result = kg.retrieve("What is the capital of Nepal?", 3)
         assert isinstance(result, Retrieval) and isinstance(result.passages[0], RetrievedPassage)
-        assert {p.document["id"] for p in result.passages} <= HR | {"alice/ferries.txt"}
+        assert {p.document["id"] for p in result.passages} <= HR | {"upload:alice/ferries.txt"}
         report = kg.add(file)
-        assert isinstance(report, SyncReport) and report.added == ["alice/ferry-fares.md"]
+        assert isinstance(report, SyncReport) and report.added == ["upload:alice/ferry-fares.md"]
         documents = kg.documents()
         assert all(isinstance(d, DocumentSummary) for d in documents)
-        assert "alice/ferry-fares.md" in {d.id for d in documents}
+        assert "upload:alice/ferry-fares.md" in {d.id for d in documents}
         assert isinstance(kg.stats(), GraphCounts)
         answer = kg.ask("How much is a night ferry ticket?")
         assert isinstance(answer, Answer) and answer.answer and answer.cited
         assert all(isinstance(p, RetrievedPassage) for p in answer.passages)
-        with pytest.raises(AccessDeniedError, match="403 removing needs the admin view"):
-            kg.remove("alice/ferry-fares.md")
+        with pytest.raises(AccessDeniedError, match="403 key 'alice' may remove only what it"):
+            kg.remove("cities/egypt.txt")
     with kgp.connect(server.url, api_key=server.keys["root"]) as admin:
-        assert admin.remove("alice/ferry-fares.md") is True
+        assert admin.remove("upload:alice/ferry-fares.md") is True
         with pytest.raises(DocumentError, match="404 no document"):
-            admin.remove("alice/ferry-fares.md")
+            admin.remove("upload:alice/ferry-fares.md")
     with (
         kgp.connect(server.url, api_key="kgp_wrong") as stranger,
         pytest.raises(AccessDeniedError, match="401 a valid API key is needed"),
@@ -295,17 +314,19 @@ def test_a_document_id_with_a_space_and_a_hash_is_removed_by_the_clients(
     for name in names:
         (tmp_path / name).write_text(f"# Minutes\n\nThe {name} ferry meeting moved to Aswan.\n")
     with kgp.connect(server.url, api_key=server.keys["alice"]) as alice:
-        assert alice.add(*(tmp_path / n for n in names)).added == [f"alice/{n}" for n in names]
+        assert alice.add(*(tmp_path / n for n in names)).added == [
+            f"upload:alice/{n}" for n in names
+        ]
     with kgp.connect(server.url, api_key=server.keys["root"]) as admin:
-        assert admin.remove("alice/minutes #3.md") is True
+        assert admin.remove("upload:alice/minutes #3.md") is True
 
     async def remove() -> bool:
         async with kgp.connect_async(server.url, api_key=server.keys["root"]) as remote:
-            return await remote.remove("alice/notes ?draft.md")
+            return await remote.remove("upload:alice/notes ?draft.md")
 
     assert asyncio.run(remove()) is True
     left = {d["id"] for d in server.get("/documents", "root").json()}
-    assert not left & {f"alice/{n}" for n in names}
+    assert not left & {f"upload:alice/{n}" for n in names}
 
 
 def test_the_async_client(server: Server) -> None:

@@ -42,6 +42,7 @@ def serve(
     import uvicorn
     from kgp.serve.app import create_app
     from kgp.serve.keys import read_keys
+    from kgp.serve.uploads import migrate_uploads
 
     state: Context = ctx.obj
     try:
@@ -56,8 +57,14 @@ def serve(
         kg = state.open(settings.model_copy(update={"groups": ("*",)}))
         kg.encoder.load()
         kg.holding_vectors(state.say)
+        moved = migrate_uploads(kg, settings.data_dir / "uploads")
     except KgpError as exc:
         raise fail(str(exc)) from None
+    if moved:
+        err.print(
+            f"kgp: {len(moved)} uploaded documents moved to their own ids (upload:KEY/FILE)",
+            highlight=False,
+        )
     if loaded is None:
         err.print(
             f"kgp: no API keys: serving on {host} only, as groups {settings.caller}",

@@ -21,10 +21,11 @@ from kgp.access import ADMIN_CALLER, Caller
 from kgp.agents.reader import answer_from
 from kgp.client import KnowledgeGraph
 from kgp.errors import AccessDeniedError, ConfigurationError, KgpError
+from kgp.ids import UPLOAD_PREFIX, upload_id, uploader
 from kgp.serve.errors import HttpError
 from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys, upload_groups
-from kgp.serve.uploads import save_uploads
+from kgp.serve.uploads import clean_name, save_uploads
 from kgp.settings import Settings
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -58,6 +59,13 @@ class Query(BaseModel):
             "order": self.order,
             "method": self.method,
         }
+
+
+class Regrouping(BaseModel):
+    """The body of ``PATCH /documents/{id}``: who may read the document from now on."""
+
+    model_config = ConfigDict(extra="forbid")
+    groups: list[str] = Field(min_length=1, max_length=100)
 
 
 def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = None) -> FastAPI:
@@ -145,16 +153,35 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = N
             return [{**asdict(d), "groups": list(d.groups or ())} for d in kg.documents()]
 
     @app.delete("/documents/{doc_id:path}")
-    def remove(doc_id: str, who: Who) -> dict[str, Any]:
-        """Remove a document (the admin view, or the operator of a server without keys); 404
-        when the caller may not read it or it does not exist."""
-        with reading(who):
+    def remove(doc_id: str, key: Requester) -> dict[str, Any]:
+        """Remove a document: any, with the admin view (or as the operator of a server without
+        keys); else only what this key uploaded. 404 when the caller may not read it or it
+        does not exist."""
+        with reading(key.caller):
             if kg.store.fetch_nodes([doc_id]).get(doc_id, {}).get("label") != "Document":
                 raise HttpError(404, f"no document {doc_id!r}")
-            if not (who.admin or operator):
-                raise HttpError(403, f"removing needs the admin view; this key reads as {who}")
+            if not (key.caller.admin or operator or uploader(doc_id) == key.name):
+                raise HttpError(
+                    403,
+                    f"key {key.name!r} may remove only what it uploaded; removing other "
+                    "documents needs the admin view",
+                )
         with reading(ADMIN_CALLER):
             return {"removed": kg.remove(doc_id), "id": doc_id}
+
+    @app.patch("/documents/{doc_id:path}")
+    def regroup(doc_id: str, change: Regrouping, key: Requester) -> dict[str, Any]:
+        """Let other groups read a document (the admin view, or the operator of a server
+        without keys): ``{"groups": ["hr", "staff"]}``."""
+        if not (key.caller.admin or operator):
+            raise HttpError(403, "changing a document's groups needs the admin view")
+        with reading(ADMIN_CALLER):
+            try:
+                if not kg.regroup(doc_id, change.groups):
+                    raise HttpError(404, f"no document {doc_id!r}")
+            except ConfigurationError as exc:
+                raise HttpError(422, str(exc)) from None
+        return {"id": doc_id, "groups": sorted(set(change.groups))}
 
     @app.post("/documents")
     def upload(
@@ -163,27 +190,39 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = N
         groups: Annotated[str | None, Form(description="comma-separated")] = None,
     ) -> dict[str, Any]:
         """Add or replace documents (multipart field ``file``, one or many) through the same
-        sync as ``kgp sync``: each goes to ``<key name>/<file name>`` with the key's upload
-        groups, or with ``groups`` (a form field) when they are among the key's own (any, for
-        an admin key or the operator); files kgp cannot read are listed under ``skipped`` with
-        the reason."""
+        sync as ``kgp sync``: each becomes ``upload:<key name>/<file name>`` (a key reaches
+        only its own uploads) with the key's upload groups, or with ``groups`` (a form field)
+        when they are among the key's own (any, for an admin key or the operator). Changing
+        the groups of a document already uploaded needs the admin view. Files kgp cannot read
+        are listed under ``skipped`` with the reason."""
         if not key.upload:
             raise HttpError(403, f"key {key.name!r} may not upload (kgp key --upload GROUPS)")
         chosen = key.upload
+        admin = key.caller.admin or operator
         if groups is not None:
             owner = ADMIN_CALLER if keys is None else key.caller  # without keys: the operator
             try:
                 chosen = upload_groups(groups, owner, "groups")
             except ConfigurationError as exc:
                 raise HttpError(422, str(exc)) from None
-        folder = uploads / key.name
-        saved = save_uploads(file, folder, limit)  # all or none
+        ids = [upload_id(key.name, clean_name(f.filename)) for f in file]
+        if not admin:
+            with reading(ADMIN_CALLER):
+                stored = kg.store.fetch_nodes(ids)
+            for doc_id, node in stored.items():
+                if set(node.get("groups") or ()) != set(chosen):
+                    raise HttpError(
+                        403,
+                        f"{doc_id!r} is readable by {', '.join(node.get('groups') or ())}; "
+                        "changing a document's groups needs the admin view "
+                        "(PATCH /documents/ID)",
+                    )
+        saved = save_uploads(file, uploads / key.name, limit)  # all or none
         with reading(ADMIN_CALLER):  # one sync for the whole request
-            done = kg.add_files(saved, root=uploads, groups=chosen)
+            done = kg.add_files(saved, root=uploads, groups=chosen, id_prefix=UPLOAD_PREFIX)
         skipped = {s.path: s.reason for s in done.skipped}
         report: dict[str, Any] = {"added": [], "changed": [], "unchanged": [], "skipped": []}
-        for path in saved:
-            doc_id = f"{key.name}/{path.name}"
+        for path, doc_id in zip(saved, ids, strict=True):
             if doc_id in skipped:  # the broken file is not kept (the graph keeps any earlier one)
                 path.unlink(missing_ok=True)
                 reason = skipped[doc_id].replace(str(path), doc_id)

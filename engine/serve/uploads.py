@@ -1,26 +1,47 @@
-"""Uploaded files, saved where the server's sync reads them: one folder per API key, a plain file
-name each (no folders, no ``..``, nothing hidden), within the size limit of ``kgp sync``
-(``KGP_MAX_FILE_MB``), and only in formats kgp reads. A refused upload leaves nothing behind."""
+"""Uploaded files, saved where the server's sync reads them: one owner-only folder per API key,
+a plain file name each (NFKC-normalised; no folders, no ``..``, nothing hidden, no control or
+bidirectional characters, no look-alike slashes), within the size limit of ``kgp sync``
+(``KGP_MAX_FILE_MB``), and only in formats kgp reads. A refused upload leaves nothing behind.
+Each becomes the document ``upload:<key name>/<file name>`` (:mod:`kgp.ids`)."""
 
+import hashlib
 import os
 import re
 import tempfile
+import unicodedata
 from pathlib import Path
 
 from fastapi import UploadFile
+from kgp.access import ADMIN_CALLER
+from kgp.client import KnowledgeGraph
+from kgp.files import private_dir
+from kgp.ids import UPLOAD_PREFIX, upload_id
 from kgp.ingest.readers import supported_suffixes
 from kgp.serve.errors import HttpError
 
 CHUNK = 1024 * 1024
-_NAME = re.compile(r"[^/\\\x00-\x1f]{1,200}")
+_NAME = re.compile(r"[^/\\\x00-\x1f\x7f]{1,200}")
+# characters that draw as a slash or a backslash but are none (NFKC keeps these as they are)
+LOOK_ALIKE_SEPARATORS = frozenset("\u2044\u2215\u2216\u29f5\u29f8\u29f9\ufe68\u3033\u2571\u2572")
 
 
 def clean_name(name: str | None) -> str:
-    """The upload's file name if it is a plain, visible name in a format kgp reads."""
-    if not name or not _NAME.fullmatch(name) or name.startswith(".") or ".." in name:
+    """The upload's file name, NFKC-normalised, if it is a plain, visible name in a format
+    kgp reads."""
+    plain = unicodedata.normalize("NFKC", name or "")
+    if (
+        not _NAME.fullmatch(plain)
+        or plain.startswith(".")
+        or ".." in plain
+        or any(unicodedata.category(c) in ("Cc", "Cf") for c in plain)  # bidi controls too
+        or LOOK_ALIKE_SEPARATORS.intersection(plain)
+    ):
         raise HttpError(
-            422, f"file: {name!r} is not a plain file name; send a name like report.pdf"
+            422,
+            f"file: {name!r} is not a plain file name (no folders, hidden names, control or "
+            "direction characters, or look-alike slashes); send a name like report.pdf",
         )
+    name = plain
     suffix = Path(name).suffix.lower()
     if suffix not in supported_suffixes():
         readable = ", ".join(supported_suffixes())
@@ -33,7 +54,7 @@ def save_uploads(uploads: list[UploadFile], folder: Path, limit: int) -> list[Pa
     staged in a temporary file first and moved into place only when all of them passed, so a
     refused or broken upload neither leaves a file behind nor replaces an earlier one."""
     names = [clean_name(upload.filename) for upload in uploads]
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     staged: list[Path] = []
     try:
         for upload, name in zip(uploads, names, strict=True):
@@ -68,3 +89,37 @@ def _stage(upload: UploadFile, name: str, folder: Path, limit: int) -> Path:
         temporary.unlink(missing_ok=True)
         raise
     return temporary
+
+
+def migrate_uploads(kg: KnowledgeGraph, uploads: Path) -> list[str]:
+    """Move documents uploaded before uploads had their own id space (id ``<key>/<file>``, the
+    file still in ``uploads/<key>/``, the same content) to ``upload:<key>/<file>``, with their
+    groups; returns the old ids moved. Every folder under ``uploads`` is made owner-only."""
+    if not uploads.is_dir():
+        return []
+    private_dir(uploads)
+    files: dict[str, Path] = {}
+    for folder in sorted(p for p in uploads.iterdir() if p.is_dir() and not p.is_symlink()):
+        private_dir(folder)
+        for file in sorted(folder.iterdir()):
+            if file.is_file() and not file.name.startswith("."):
+                files[f"{folder.name}/{file.name}"] = file
+    with kg.store.reading_as(ADMIN_CALLER):
+        nodes = kg.store.fetch_nodes([*files, *(UPLOAD_PREFIX + old for old in files)])
+        moving: dict[tuple[str, ...], list[Path]] = {}
+        for old, file in files.items():
+            node = nodes.get(old, {})
+            if node.get("label") != "Document" or UPLOAD_PREFIX + old in nodes:
+                continue
+            if node.get("sha256") != hashlib.sha256(file.read_bytes()).hexdigest():
+                continue  # another document took that id since: not the upload's
+            moving.setdefault(tuple(node.get("groups") or ()), []).append(file)
+        moved = []
+        for groups, paths in moving.items():
+            done = kg.add_files(paths, root=uploads, groups=groups, id_prefix=UPLOAD_PREFIX)
+            for path in paths:
+                old = f"{path.parent.name}/{path.name}"
+                new = upload_id(path.parent.name, path.name)
+                if new in (*done.added, *done.changed) and kg.remove(old):
+                    moved.append(old)
+    return moved
