@@ -297,10 +297,12 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         steps: Sequence[Row],
     ) -> str:
         """Keep a retrieval in the graph (one query): a ``Trace`` node, ``RETRIEVED`` to each
-        passage (``items``) and table, ``STEP`` along each reasoning path."""
+        passage (``items``) and table, ``STEP`` along each reasoning path; the trace keeps the
+        ids it cited, so it can say which are gone later."""
         caller = list(self.caller_now().key)  # who saw it: only they see the trace again
+        cited = [str(row["id"]) for row in [*items, *tables]]
         params = {
-            "trace": {**dict(trace), "groups": caller},
+            "trace": {**dict(trace), "groups": caller, "cited": cited},
             "items": list(items),
             "tables": list(tables),
         }
@@ -309,9 +311,13 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
 
     def traces(self, limit: int = 25) -> list[dict[str, Any]]:
         """The saved traces the caller may see, newest first: one made with groups G is seen
-        by callers holding every group of G (the admin sees all)."""
+        by callers holding every group of G (the admin sees all); ``gone``: the ids it cited
+        that were removed or replaced since."""
         rows = self.run("list_traces", {"limit": int(limit)})
-        return [{**dict(r), "groups": list(r["groups"] or [])} for r in rows]
+        return [
+            {**dict(r), "groups": list(r["groups"] or []), "gone": list(r["gone"] or [])}
+            for r in rows
+        ]
 
     def graph_encoder(self) -> str | None:
         """The encoder recorded for the graph's vectors, if any."""
