@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from falkordb.helpers import quote_string
+from kgp.errors import StoreError
 
 
 def cypher_value(value: Any) -> str:
@@ -18,6 +19,10 @@ def cypher_value(value: Any) -> str:
     embedding) is written with 9 significant digits, from which ``vecf32`` gives back exactly
     the same float32 values (every vector parameter is read through ``vecf32``)."""
     if isinstance(value, str):
+        if "\x00" in value:  # the server reads the query text up to a NUL: refused whole
+            raise StoreError(
+                "a value holds a NUL character, which FalkorDB's query text cannot carry; remove it"
+            )
         return str(quote_string(value))
     if value is None:
         return "null"
