@@ -135,6 +135,12 @@ class Settings(BaseSettings):
     groups: Annotated[tuple[str, ...] | None, NoDecode] = None
     # kgp serve: the API keys file (kgp key NAME --groups G); unset, loopback only, no keys
     serve_keys: Path | None = None
+    # kgp serve: host names requests may address besides the one it listens on
+    # (KGP_SERVE_HOSTS=kb.example.com); a server listening on every address answers any
+    # name unless some are given here
+    serve_hosts: Annotated[tuple[str, ...], NoDecode] = ()
+    # kgp serve: what an API key looks like; anything else is refused before it is hashed
+    serve_key_pattern: str = r"kgp_[A-Za-z0-9_-]{43}"
 
     budget: int = Field(default=DEFAULT_K, ge=1, le=10_000)
     seeds: int = Field(default=10, ge=1, le=1_000)
@@ -172,6 +178,21 @@ class Settings(BaseSettings):
             return Caller.of(value, "KGP_GROUPS").key
         except ConfigurationError as exc:
             raise ValueError(str(exc).removeprefix("KGP_GROUPS: ")) from None
+
+    @field_validator("serve_hosts", mode="before")
+    @classmethod
+    def _hosts(cls, value: Any) -> tuple[str, ...]:
+        names = value.split(",") if isinstance(value, str) else value
+        return tuple(str(name).strip().lower() for name in names if str(name).strip())
+
+    @field_validator("serve_key_pattern", mode="after")
+    @classmethod
+    def _pattern(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression ({exc})") from None
+        return value
 
     @property
     def caller(self) -> Caller:

@@ -15,13 +15,13 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kgp.access import ADMIN_CALLER, Caller
+from kgp.access import ADMIN_CALLER
 from kgp.client import KnowledgeGraph
 from kgp.ids import UPLOAD_PREFIX
 from kgp.ingest.access import ACCESS_FILE
 from kgp.ingest.embedding import Encoder
 from kgp.serve.app import create_app
-from kgp.serve.keys import Key, Keys, stored_hash
+from kgp.serve.keys import Keys, add_key, read_keys
 
 from tests.served import auth, run_kgp, serving
 
@@ -150,6 +150,14 @@ def graph(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterato
         yield kg
 
 
+@pytest.fixture(scope="module")
+def owners(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], Keys]:
+    """A key per name, each reading as two groups of its own and uploading as the first."""
+    file = tmp_path_factory.mktemp("keys") / "keys.toml"
+    made = {n: add_key(file, n, f"{n}1,{n}2", f"{n}1") for n in KEY_NAMES}
+    return made, read_keys(file)
+
+
 def _state(kg: KnowledgeGraph) -> dict[str, tuple[str, tuple[str, ...]]]:
     return {d.id: (d.sha256, tuple(d.groups or ())) for d in kg.documents()}
 
@@ -161,7 +169,11 @@ def _state(kg: KnowledgeGraph) -> dict[str, tuple[str, tuple[str, ...]]]:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 def test_no_upload_changes_a_document_its_key_does_not_own(
-    graph: KnowledgeGraph, tmp_path_factory: pytest.TempPathFactory, layout, drawn
+    graph: KnowledgeGraph,
+    owners: tuple[dict[str, str], Keys],
+    tmp_path_factory: pytest.TempPathFactory,
+    layout: list[tuple[str, str]],
+    drawn: list[tuple[str, str, str, bool]],
 ) -> None:
     root = tmp_path_factory.mktemp("layout")
     folder = root / "docs"
@@ -170,12 +182,8 @@ def test_no_upload_changes_a_document_its_key_does_not_own(
         (folder / where / name).write_text(f"# {name}\n\nSynced text of {where}{name}.\n")
     with graph.store.reading_as(ADMIN_CALLER):
         graph.sync(folder, allow_removal=True)
-    secrets = {name: f"kgp_{name}-secret" for name in KEY_NAMES}
-    keys = Keys(
-        [Key(n, Caller((f"{n}1", f"{n}2")), *_hashed(secrets[n]), (f"{n}1",)) for n in KEY_NAMES],
-        root / "keys.toml",
-    )
-    client = TestClient(create_app(graph, keys))
+    secrets, keys = owners
+    client = TestClient(create_app(graph, keys, hosts=None))
     for name, file, version, other_group in drawn:
         with graph.store.reading_as(ADMIN_CALLER):
             before = _state(graph)
@@ -203,8 +211,3 @@ def test_no_upload_changes_a_document_its_key_does_not_own(
         else:
             assert reply.status_code == 403 and "admin view" in reply.json()["error"], reply.text
             assert after == before
-
-
-def _hashed(secret: str) -> tuple[bytes, bytes]:
-    _, salt, digest = stored_hash(secret).split("$")
-    return bytes.fromhex(salt), bytes.fromhex(digest)

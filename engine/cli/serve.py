@@ -5,14 +5,18 @@ from __future__ import annotations
 import ipaddress
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from kgp.cli.context import Context
 from kgp.cli.output import err, fail
 from kgp.errors import KgpError
 
+if TYPE_CHECKING:
+    from kgp.settings import Settings
+
 LOOPBACK_NAMES = {"localhost"}
+WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]"}
 
 
 def is_loopback(host: str) -> bool:
@@ -22,6 +26,22 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def say(line: str) -> None:
+    err.print(f"kgp: {line}", highlight=False, markup=False)
+
+
+def answered_hosts(host: str, settings: Settings) -> set[str] | None:
+    """The host names requests may address: the address listened on (and every loopback
+    name, on a loopback address) and KGP_SERVE_HOSTS; None (any) for a server listening on
+    every address with no names given."""
+    if host in WILDCARD_HOSTS and not settings.serve_hosts:
+        return None
+    names = {host.strip("[]").lower(), *settings.serve_hosts}
+    if is_loopback(host):
+        names |= {"localhost", "127.0.0.1", "::1"}
+    return names
 
 
 def serve(
@@ -48,7 +68,7 @@ def serve(
     try:
         settings = state.settings()
         path = keys or settings.serve_keys
-        loaded = read_keys(path) if path is not None else None
+        loaded = read_keys(path, say) if path is not None else None
         if loaded is None and not is_loopback(host):
             raise fail(
                 f"--host {host}: without API keys kgp serves on a loopback address only; "
@@ -73,7 +93,8 @@ def serve(
     else:
         err.print(f"kgp: {len(loaded.keys)} API keys from {loaded.path}", highlight=False)
     try:
-        uvicorn.run(create_app(kg, loaded, settings), host=host, port=port, log_level="warning")
+        app = create_app(kg, loaded, settings, hosts=answered_hosts(host, settings), say=say)
+        uvicorn.run(app, host=host, port=port, log_level="warning")
     finally:
         kg.close()
 
@@ -81,8 +102,9 @@ def serve(
 def key(
     name: Annotated[str, typer.Argument(help="A name for the key (who or what uses it).")],
     groups: Annotated[
-        str, typer.Option(help="Access groups the key reads as, comma-separated; * for all.")
-    ],
+        str | None,
+        typer.Option(help="Access groups the key reads as, comma-separated; * for all."),
+    ] = None,
     keys: Annotated[Path, typer.Option(help="The keys file (made if missing).")] = Path(
         "kgp-keys.toml"
     ),
@@ -90,14 +112,26 @@ def key(
         str | None,
         typer.Option(help="Let the key upload documents, which get these groups (its own)."),
     ] = None,
+    revoke: Annotated[
+        bool, typer.Option("--revoke", help="Remove the key NAME from the file instead.")
+    ] = False,
 ) -> None:
     """Make an API key for kgp serve: its hash goes to the keys file, the key is printed once.
+    A running server takes a new key, and refuses a revoked one, within a few seconds.
 
     Example: kgp key alice --groups hr,staff --upload hr --keys keys.toml
     """
-    from kgp.serve.keys import add_key
+    from kgp.serve.keys import add_key, revoke_key
 
     try:
+        if revoke:
+            if groups is not None or upload is not None:
+                raise fail("--revoke takes only the key's name (and --keys)")
+            revoke_key(keys, name)
+            err.print(f"kgp: key {name!r} removed from {keys}", highlight=False)
+            return
+        if groups is None:
+            raise fail("--groups: say which groups the key reads as (e.g. --groups hr,staff)")
         secret = add_key(keys, name, groups, upload)
     except KgpError as exc:
         raise fail(str(exc)) from None

@@ -7,7 +7,7 @@ caller reads nothing. A request for a document the caller may not read gets 404,
 not exist. Errors are JSON ``{"error": "..."}`` naming the problem; never a traceback."""
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -20,14 +20,22 @@ from fastapi.staticfiles import StaticFiles
 from kgp.access import ADMIN_CALLER, Caller
 from kgp.agents.reader import answer_from
 from kgp.client import KnowledgeGraph
-from kgp.errors import AccessDeniedError, ConfigurationError, KgpError
+from kgp.errors import (
+    AccessDeniedError,
+    ConfigurationError,
+    KgpError,
+    StoreError,
+    StoreUnavailableError,
+)
 from kgp.ids import UPLOAD_PREFIX, upload_id, uploader
+from kgp.serve.edge import MAX_FILES, Edge, request_key
 from kgp.serve.errors import HttpError
 from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys, upload_groups
 from kgp.serve.uploads import clean_name, save_uploads
 from kgp.settings import Settings
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 STATIC = Path(__file__).with_name("static")  # the page's HTML, CSS and JavaScript
 PAGE_HEADERS = {  # the page loads nothing from elsewhere and runs no inline script
@@ -36,6 +44,7 @@ PAGE_HEADERS = {  # the page loads nothing from elsewhere and runs no inline scr
     "Referrer-Policy": "no-referrer",
 }
 MAX_QUESTION_CHARS = 20_000  # a longer body is refused; the retriever uses the first 4,000
+CONTROL = frozenset(map(chr, [*range(0x20), 0x7F])) - {"\t", "\n", "\r"}
 
 
 class Query(BaseModel):
@@ -51,6 +60,13 @@ class Query(BaseModel):
     save_trace: bool = False
     stream: bool = False  # /ask: server-sent events (evidence, the reply's pieces, the answer)
 
+    @field_validator("question")
+    @classmethod
+    def _visible(cls, question: str) -> str:
+        if any(c in CONTROL for c in question):
+            raise ValueError("holds a control character (NUL and the like); send plain text")
+        return question
+
     def choices(self) -> dict[str, str | None]:
         """The retrieval's choices, as ``KnowledgeGraph.retrieve`` and ``ask`` take them."""
         return {
@@ -61,6 +77,13 @@ class Query(BaseModel):
         }
 
 
+def plain_id(doc_id: str) -> str:
+    """``doc_id`` if it holds no control character (422 if it does)."""
+    if any(c in CONTROL or c in "\t\n\r" for c in doc_id):
+        raise HttpError(422, f"document id {doc_id!r} holds a control character; no id has one")
+    return doc_id
+
+
 class Regrouping(BaseModel):
     """The body of ``PATCH /documents/{id}``: who may read the document from now on."""
 
@@ -68,12 +91,27 @@ class Regrouping(BaseModel):
     groups: list[str] = Field(min_length=1, max_length=100)
 
 
-def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = None) -> FastAPI:
-    """The API over ``kg``; with ``keys``, every request but ``/health`` needs one. Without,
-    every request reads as ``local`` (the user's settings: ``KGP_GROUPS``, else the default
-    groups; ``kg``'s own by default), and may write only when ``KGP_GROUPS`` is unset there (the
-    data directory's operator)."""
-    app = FastAPI(title="kgp", version="1", summary="Knowledge Graph Prompting over HTTP")
+def create_app(
+    kg: KnowledgeGraph,
+    keys: Keys | None,
+    local: Settings | None = None,
+    *,
+    hosts: Iterable[str] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> FastAPI:
+    """The API over ``kg``; with ``keys``, every request but ``/health`` and the page needs
+    one. Without, every request reads as ``local`` (the user's settings: ``KGP_GROUPS``, else
+    the default groups; ``kg``'s own by default), and may write only when ``KGP_GROUPS`` is
+    unset there (the data directory's operator). ``hosts``: the host names requests may
+    address (None: any); ``say`` hears what went wrong inside, which clients are not told."""
+    say = say or (lambda line: None)
+    app = FastAPI(
+        title="kgp",
+        version="1",
+        summary="Knowledge Graph Prompting over HTTP",
+        docs_url=None,  # the interactive pages load scripts from a CDN: /openapi.json only
+        redoc_url=None,
+    )
     uploads = kg.settings.data_dir / "uploads"
     limit = int(kg.settings.max_file_mb * 1024 * 1024)
     nobody = Caller((f"kgp:nobody:{secrets.token_hex(8)}",))  # no document has this group
@@ -83,13 +121,19 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = N
     operator = keys is None and local.groups is None
 
     local_key = Key("local", fallback, b"", b"", local.default_groups if operator else ())
+    app.add_middleware(
+        Edge,
+        keys=keys,
+        hosts=hosts,
+        key_pattern=local.serve_key_pattern,
+        upload_bytes=MAX_FILES * limit + 1024 * 1024,  # the files and their form's headers
+    )
 
-    def requester(authorization: Annotated[str | None, Header()] = None) -> Key:
+    def requester(request: Request) -> Key:
         if keys is None:
             return local_key
-        scheme, _, secret = (authorization or "").partition(" ")
-        key = keys.caller(secret.strip()) if scheme.lower() == "bearer" and secret else None
-        if key is None:
+        key = request_key(request)
+        if key is None:  # (the Edge lets no request without a key reach an endpoint)
             raise HttpError(401, "a valid API key is needed: Authorization: Bearer <key>")
         return key
 
@@ -108,6 +152,12 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = N
             raise HttpError(403, str(exc)) from None
         except ConfigurationError as exc:
             raise HttpError(400, str(exc)) from None
+        except StoreUnavailableError as exc:  # the engine's own words stay in the server's log
+            say(f"the graph store is unavailable: {exc}")
+            raise HttpError(503, "the graph store is unavailable; try again shortly") from None
+        except StoreError as exc:
+            say(f"the graph store failed: {exc}")
+            raise HttpError(503, "the graph store failed this request; its log says why") from None
         except KgpError as exc:
             raise HttpError(503, str(exc)) from None
 
@@ -124,8 +174,13 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = N
         ]
         return JSONResponse({"error": "; ".join(problems)}, status_code=422)
 
+    @app.exception_handler(StarletteHTTPException)
+    def _starlette(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
+
     @app.exception_handler(Exception)
     def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        say(f"internal error on {request.method} {request.url.path}: {type(exc).__name__}: {exc}")
         return JSONResponse({"error": f"internal error ({type(exc).__name__})"}, status_code=500)
 
     @app.get("/", include_in_schema=False)
@@ -157,6 +212,7 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = N
         """Remove a document: any, with the admin view (or as the operator of a server without
         keys); else only what this key uploaded. 404 when the caller may not read it or it
         does not exist."""
+        plain_id(doc_id)
         with reading(key.caller):
             if kg.store.fetch_nodes([doc_id]).get(doc_id, {}).get("label") != "Document":
                 raise HttpError(404, f"no document {doc_id!r}")
@@ -173,6 +229,7 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = N
     def regroup(doc_id: str, change: Regrouping, key: Requester) -> dict[str, Any]:
         """Let other groups read a document (the admin view, or the operator of a server
         without keys): ``{"groups": ["hr", "staff"]}``."""
+        plain_id(doc_id)
         if not (key.caller.admin or operator):
             raise HttpError(403, "changing a document's groups needs the admin view")
         with reading(ADMIN_CALLER):
@@ -197,6 +254,8 @@ def create_app(kg: KnowledgeGraph, keys: Keys | None, local: Settings | None = N
         are listed under ``skipped`` with the reason."""
         if not key.upload:
             raise HttpError(403, f"key {key.name!r} may not upload (kgp key --upload GROUPS)")
+        if len(file) > MAX_FILES:
+            raise HttpError(422, f"file: {len(file)} files; send at most {MAX_FILES} a request")
         chosen = key.upload
         admin = key.caller.admin or operator
         if groups is not None:

@@ -1,0 +1,220 @@
+"""What ``kgp serve`` checks before the API reads a byte of a request's body, as ASGI middleware:
+
+1. the ``Host`` header names an address the server was started for (no DNS rebinding);
+2. a request that may change something (any method but GET, HEAD and OPTIONS) does not come
+   from another site's page (``Sec-Fetch-Site``, else ``Origin`` against ``Host``);
+3. the API key, from the ``Authorization`` header alone: a key of the wrong shape is refused
+   without hashing, a client's failed keys are limited per minute, and each key is hashed once;
+4. the body is capped while it streams: 413 at the cap, and the API saw nothing.
+
+The key found is left in the request's state for the API (:func:`request_key`)."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio.to_thread
+from fastapi import Request
+from kgp.errors import ConfigurationError
+from kgp.serve.errors import HttpError
+from kgp.serve.keys import Key, Keys
+from starlette.exceptions import HTTPException
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+OPEN_PATHS = ("/health", "/static/", "/openapi.json")  # what a request without a key may read
+PAGE_PATH = "/"  # the page asks for the key itself
+MAX_BODY_BYTES = 1024 * 1024  # a question or a regrouping; uploads have their own cap
+MAX_FILES = 20  # files in one upload request
+FAILED_KEYS_PER_MINUTE = 10  # per client; past it, 429 without hashing
+KEY_STATE = "kgp_key"
+
+
+class _TooLarge(HTTPException):
+    """The body went past its cap while it streamed (an HTTPException, which the API passes
+    on as it is while it reads a body)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(413, message)
+
+
+class FailedKeys:
+    """Each client's failed key checks of the last minute."""
+
+    def __init__(self, limit: int = FAILED_KEYS_PER_MINUTE, window_s: float = 60.0) -> None:
+        self.limit, self.window_s = limit, window_s
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, client: str, now: float) -> deque[float]:
+        times = self._failures.setdefault(client, deque())
+        while times and now - times[0] > self.window_s:
+            times.popleft()
+        return times
+
+    def blocked(self, client: str) -> float:
+        """Seconds until ``client`` may try another key; 0 when it may now."""
+        now = time.monotonic()
+        with self._lock:
+            times = self._recent(client, now)
+            return self.window_s - (now - times[0]) if len(times) >= self.limit else 0.0
+
+    def failed(self, client: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if len(self._failures) > 10_000:  # bounded: forget clients quiet for a window
+                for quiet in [c for c, t in self._failures.items() if not t or now - t[-1] > 60]:
+                    del self._failures[quiet]
+            self._recent(client, now).append(now)
+
+
+class Edge:
+    """The checks above around ``app``. ``hosts``: the host names (lower case, no port) the
+    server answers to, None for any; ``keys``: None for a server without keys, whose
+    requests carry no key; ``upload_bytes``: the cap of an upload request's body."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        keys: Keys | None,
+        hosts: Iterable[str] | None,
+        key_pattern: str,
+        upload_bytes: int,
+    ) -> None:
+        self.app = app
+        self.keys = keys
+        self.hosts = None if hosts is None else frozenset(h.lower() for h in hosts)
+        self.key_shape = re.compile(key_pattern)
+        self.upload_bytes = upload_bytes
+        self.failed = FailedKeys()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        try:
+            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+            self._check_site(scope["method"], headers)
+            key = await self._key(scope, headers)
+            cap = self._cap(scope)
+            length = headers.get("content-length", "")
+            if length.isdigit() and int(length) > cap:
+                raise HttpError(413, _too_large(cap))
+        except HttpError as exc:
+            await _refuse(send, exc.status, str(exc))
+            return
+        scope.setdefault("state", {})[KEY_STATE] = key
+        started = False
+        seen = 0
+
+        async def capped_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > cap:
+                    raise _TooLarge(_too_large(cap))
+            return message
+
+        async def watched_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, capped_receive, watched_send)
+        except _TooLarge as exc:
+            if not started:
+                await _refuse(send, 413, exc.detail)
+
+    def _check_site(self, method: str, headers: dict[str, str]) -> None:
+        host = headers.get("host", "")
+        if self.hosts is not None and _host_name(host) not in self.hosts:
+            raise HttpError(
+                400,
+                f"Host {host!r} is not an address this server answers to "
+                "(kgp serve --host, or KGP_SERVE_HOSTS)",
+            )
+        if method in SAFE_METHODS:
+            return
+        site = headers.get("sec-fetch-site")
+        origin = headers.get("origin")
+        if site is not None:
+            cross = site not in ("same-origin", "none")
+        else:
+            cross = origin is not None and urlsplit(origin).netloc.lower() != host.lower()
+        if cross:
+            raise HttpError(403, "a request from another site's page may not change anything")
+
+    async def _key(self, scope: Scope, headers: dict[str, str]) -> Key | None:
+        path = scope["path"]
+        if self.keys is None or path == PAGE_PATH or path.startswith(OPEN_PATHS):
+            return None
+        scheme, _, secret = headers.get("authorization", "").partition(" ")
+        secret = secret.strip()
+        if scheme.lower() != "bearer" or not self.key_shape.fullmatch(secret):
+            raise HttpError(401, "a valid API key is needed: Authorization: Bearer <key>")
+        client = (scope.get("client") or ("unknown",))[0]
+        seen, key = self.keys.cached(secret)  # a key seen before costs a lookup, no hashing
+        if not seen:
+            if wait := self.failed.blocked(client):
+                raise HttpError(429, f"too many wrong API keys; try again in {wait:.0f} s")
+            try:
+                key = await anyio.to_thread.run_sync(self.keys.caller, secret)
+            except ConfigurationError:
+                raise HttpError(
+                    503, "the server cannot read its keys file; its log says why"
+                ) from None
+        if key is None:
+            self.failed.failed(client)
+            raise HttpError(401, "a valid API key is needed: Authorization: Bearer <key>")
+        return key
+
+    def _cap(self, scope: Scope) -> int:
+        if scope["method"] == "POST" and scope["path"].rstrip("/") == "/documents":
+            return self.upload_bytes
+        return MAX_BODY_BYTES
+
+
+def request_key(request: Request) -> Key | None:
+    """The key :class:`Edge` found for this request (None on a server without keys)."""
+    key: Key | None = getattr(request.state, KEY_STATE, None)
+    return key
+
+
+def _host_name(host: str) -> str:
+    """``host`` without its port (an IPv6 address keeps no brackets), lower case."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+def _too_large(cap: int) -> str:
+    what = "an upload request" if cap != MAX_BODY_BYTES else "a request body"
+    setting = " (KGP_MAX_FILE_MB for each of at most 20 files)" if cap != MAX_BODY_BYTES else ""
+    return f"{what} may hold at most {cap / 1024 / 1024:g} MB{setting}"
+
+
+async def _refuse(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    if status == 429:
+        headers.append((b"retry-after", b"60"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
