@@ -62,7 +62,8 @@ class Keys:
     longer reads makes every key fail (:class:`ConfigurationError`) until it is mended.
 
     Hashing a key against an entry takes about 50 ms (scrypt), so each key looked up is
-    remembered by its SHA-256, found or not, until the file changes."""
+    remembered by its SHA-256, found or not; a change of the file forgets the keys not found
+    and those no longer in it."""
 
     def __init__(
         self, path: Path, *, recheck_s: float = 1.0, say: Callable[[str], None] | None = None
@@ -108,8 +109,9 @@ class Keys:
         found = next((k for k in keys if k.matches(secret)), None)
         with self._lock:
             if seen is self._seen:  # the file did not change meanwhile
-                if len(seen) > 10_000:
-                    seen.clear()
+                if len(seen) > 10_000:  # bounded: wrong keys forgotten, the found kept
+                    for stale in [f for f, k in seen.items() if k is None]:
+                        del seen[stale]
                 seen[fingerprint] = found
         return found
 
@@ -141,7 +143,15 @@ class Keys:
             else:
                 if self._problem:
                     self.say(f"{self.path} reads again: {len(keys)} API keys")
-                self._keys, self._seen, self._problem = keys, {}, None
+                # a key still in the file is known without hashing it again, as it is now
+                # (its groups may have changed); any other key is looked up afresh
+                now_stored = {(k.salt, k.digest): k for k in keys}
+                kept = {
+                    fingerprint: now_stored[(k.salt, k.digest)]
+                    for fingerprint, k in self._seen.items()
+                    if k is not None and (k.salt, k.digest) in now_stored
+                }
+                self._keys, self._seen, self._problem = keys, kept, None
             self._version = version
 
 
