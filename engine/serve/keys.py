@@ -146,7 +146,7 @@ class Keys:
                 # a key still in the file is known without hashing it again, as it is now
                 # (its groups may have changed); any other key is looked up afresh
                 now_stored = {(k.salt, k.digest): k for k in keys}
-                kept = {
+                kept: dict[bytes, Key | None] = {
                     fingerprint: now_stored[(k.salt, k.digest)]
                     for fingerprint, k in self._seen.items()
                     if k is not None and (k.salt, k.digest) in now_stored
