@@ -66,6 +66,9 @@ def test_retrieval_metrics() -> None:
     row = QuestionResult("q", "?", retrieved, gold, 1.0, 2)
     summary = RetrieverReport("r", [row]).summary(3)
     assert summary["recall@3"] == 50.0 and summary["all@3"] == 0.0
+    assert (summary["recall@1"], summary["recall@2"], summary["recall@5"]) == (0.0, 0.0, 50.0)
+    first = RetrieverReport("r", [QuestionResult("q", "?", ["c", "z"], gold, 1.0, 2)])
+    assert (first.summary(3)["recall@1"], first.summary(3)["recall@2"]) == (50.0, 100.0)
     assert summary["precision@3"] == pytest.approx(33.3) and summary["mrr"] == pytest.approx(33.3)
     assert "struct_em" not in summary and "em" not in summary
     assert RetrieverReport("r", [row]).curve(4) == [0.0, 0.0, 50.0, 50.0]

@@ -43,7 +43,10 @@ class RetrieverReport:
         ms = sorted(r.ms for r in rows)
         out = {
             "questions": len(rows),
-            "recall@5": _mean(metrics.recall(r.gold, r.retrieved, 5) for r in rows),
+            **{
+                f"recall@{j}": _mean(metrics.recall(r.gold, r.retrieved, j) for r in rows)
+                for j in (1, 2, 5)
+            },
             f"recall@{k}": _mean(metrics.recall(r.gold, r.retrieved, k) for r in rows),
             f"all@{k}": _mean(metrics.all_found(r.gold, r.retrieved, k) for r in rows),
             f"precision@{k}": _mean(metrics.precision(r.gold, r.retrieved, k) for r in rows),
