@@ -26,10 +26,10 @@ def test_icdar_tables_found_and_cell_text() -> None:
     from tests.bench.tables_icdar import evaluate
 
     total = evaluate()["all"]
-    # Measured 2026-11-22 (python -m tests.bench.tables_icdar); the floor catches regressions.
+    # floors under docs/benchmarks.md's figures (Tables) on the shared set: they catch regressions
     assert total.matched_tables / total.truth_tables >= 0.85
     assert total.matched_tables / total.found_tables >= 0.85
-    assert total.matched_cells / total.truth_cells >= 0.75
+    assert total.matched_cells / total.truth_cells >= 0.70
 
 
 def test_real_pdfs_read_with_pages_tables_and_titles() -> None:
