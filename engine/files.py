@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 PRIVATE_DIR = 0o700
@@ -35,13 +36,15 @@ def write_private(path: Path, text: str, encoding: str = "utf-8") -> Path:
 
 def replace_private(path: Path, text: str, encoding: str = "utf-8") -> Path:
     """Write a file readable by its owner only, whole: a reader sees the old file or the new
-    one, never a part (a temporary file beside it, then a rename)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    one, never a part (a new temporary file beside it, then a rename)."""
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
-        write_private(temporary, text, encoding)
-        with open(temporary, "rb") as handle:
+        with os.fdopen(descriptor, "w", encoding=encoding) as handle:
+            handle.write(text)
+            handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(temporary, PRIVATE_FILE)
         os.replace(temporary, path)
     finally:
-        temporary.unlink(missing_ok=True)
+        Path(temporary).unlink(missing_ok=True)
     return path

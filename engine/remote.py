@@ -177,8 +177,8 @@ class RemoteGraph(Closing):
             raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
 
     def add(self, *paths: str | Path, groups: Iterable[str] | None = None) -> SyncReport:
-        """Upload files; each becomes ``<key name>/<file name>`` with the key's upload groups,
-        or ``groups`` when they are among the key's own."""
+        """Upload files; each becomes ``upload:<key name>/<file name>`` with the key's upload
+        groups, or ``groups`` when they are among the key's own."""
         files = _files([Path(p) for p in paths])
         return _report(self._call("POST", "/documents", files=files, data=_groups(groups)))
 

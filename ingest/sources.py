@@ -153,28 +153,28 @@ def file_candidates(
             report.skipped.append(Skipped(str(given), f"not inside {root}"))
             continue
         rel = path.relative_to(root).as_posix()
+        doc_id = id_prefix + rel  # what the report names it by
         if path.suffix.lower() not in suffixes:
-            report.ignored.append(rel)
+            report.ignored.append(doc_id)
             continue
         try:
             if path.is_symlink():
                 target = path.resolve()
                 if not target.is_relative_to(root):
                     report.skipped.append(
-                        Skipped(rel, f"symlink points outside the folder ({target})")
+                        Skipped(doc_id, f"symlink points outside the folder ({target})")
                     )
                     continue
             info = path.stat()
         except OSError as exc:
-            report.skipped.append(Skipped(rel, f"cannot stat: {exc.strerror or exc}"))
+            report.skipped.append(Skipped(doc_id, f"cannot stat: {exc.strerror or exc}"))
             continue
         if not stat.S_ISREG(info.st_mode):
-            report.ignored.append(rel)
+            report.ignored.append(doc_id)
             continue
-        doc_id = id_prefix + rel
         refused = None if id_prefix else reserved(doc_id)
         if refused:
-            report.skipped.append(Skipped(rel, refused))
+            report.skipped.append(Skipped(doc_id, refused))
             continue
         access = explicit or rules.groups(rel)
         found.append(Candidate(doc_id, doc_id, file_loader(path), info.st_size, access))

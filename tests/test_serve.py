@@ -238,6 +238,7 @@ def test_an_upload_may_choose_among_the_keys_own_groups(server: Server, tmp_path
     assert refused.status_code == 403 and "needs the admin view" in refused.json()["error"]
     with kgp.connect(server.url, api_key=server.keys["dana"]) as dana:
         assert dana.remove("upload:dana/rota.md") is True  # its own upload
+    assert not (server.data_dir / "uploads" / "dana" / "rota.md").exists(), "its file too"
 
 
 @pytest.mark.parametrize(

@@ -117,6 +117,12 @@ def test_uploads_from_before_their_id_space_move_over_at_the_start(
         assert documents["upload:alice/ferries.md"]["groups"] == ["hr"]
     for folder in (uploads, uploads / "alice"):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    # once: an old id made again later (here by a Python client) is not moved at the next start
+    with kgp.open(data_dir=data, loaded_encoder=encoder, groups=("*",)) as kg:
+        kg.add_files([note], root=uploads, groups=["hr"])
+    with serving(data, env={"KGP_GROUPS": "hr"}) as served:
+        ids = {d["id"] for d in served.get("/documents").json()}
+        assert {"alice/ferries.md", "upload:alice/ferries.md"} <= ids
 
 
 # -- the property: no upload changes a document its key does not own --------------------------

@@ -39,7 +39,7 @@ def answered_hosts(host: str, settings: Settings) -> set[str] | None:
     if host in WILDCARD_HOSTS and not settings.serve_hosts:
         return None
     names = {host.strip("[]").lower(), *settings.serve_hosts}
-    if is_loopback(host):
+    if is_loopback(host) or host in WILDCARD_HOSTS:  # (every address includes loopback)
         names |= {"localhost", "127.0.0.1", "::1"}
     return names
 

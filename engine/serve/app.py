@@ -32,7 +32,7 @@ from kgp.serve.edge import MAX_FILES, Edge, request_key
 from kgp.serve.errors import HttpError
 from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys, upload_groups
-from kgp.serve.uploads import clean_name, save_uploads
+from kgp.serve.uploads import clean_name, save_uploads, upload_file
 from kgp.settings import Settings
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -223,7 +223,11 @@ def create_app(
                     "documents needs the admin view",
                 )
         with reading(ADMIN_CALLER):
-            return {"removed": kg.remove(doc_id), "id": doc_id}
+            removed = kg.remove(doc_id)
+        kept = upload_file(uploads, doc_id)
+        if kept is not None:  # an upload removed leaves no file behind
+            kept.unlink(missing_ok=True)
+        return {"removed": removed, "id": doc_id}
 
     @app.patch("/documents/{doc_id:path}")
     def regroup(doc_id: str, change: Regrouping, key: Requester) -> dict[str, Any]:

@@ -11,15 +11,17 @@ The key found is left in the request's state for the API (:func:`request_key`)."
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
+import anyio
 import anyio.to_thread
 from fastapi import Request
 from kgp.errors import ConfigurationError
@@ -39,6 +41,8 @@ PAGE_PATH = "/"  # the page asks for the key itself
 MAX_BODY_BYTES = 1024 * 1024  # a question or a regrouping; uploads have their own cap
 MAX_FILES = 20  # files in one upload request
 FAILED_KEYS_PER_MINUTE = 10  # per client; past it, 429 without hashing
+MAX_CLIENTS = 10_000  # clients whose failures are remembered
+HASHING_THREADS = 2  # key checks hashing at once: a flood of new keys cannot take every thread
 KEY_STATE = "kgp_key"
 
 
@@ -55,29 +59,40 @@ class FailedKeys:
 
     def __init__(self, limit: int = FAILED_KEYS_PER_MINUTE, window_s: float = 60.0) -> None:
         self.limit, self.window_s = limit, window_s
-        self._failures: dict[str, deque[float]] = {}
+        # client -> its last ``limit`` failures, least recently failed first; at most
+        # MAX_CLIENTS, the longest quiet forgotten first
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
         self._lock = threading.Lock()
-
-    def _recent(self, client: str, now: float) -> deque[float]:
-        times = self._failures.setdefault(client, deque())
-        while times and now - times[0] > self.window_s:
-            times.popleft()
-        return times
 
     def blocked(self, client: str) -> float:
         """Seconds until ``client`` may try another key; 0 when it may now."""
         now = time.monotonic()
         with self._lock:
-            times = self._recent(client, now)
-            return self.window_s - (now - times[0]) if len(times) >= self.limit else 0.0
+            times = self._failures.get(client)
+            if times is None or len(times) < self.limit:
+                return 0.0
+            return max(0.0, self.window_s - (now - times[0]))
 
     def failed(self, client: str) -> None:
         now = time.monotonic()
         with self._lock:
-            if len(self._failures) > 10_000:  # bounded: forget clients quiet for a window
-                for quiet in [c for c, t in self._failures.items() if not t or now - t[-1] > 60]:
-                    del self._failures[quiet]
-            self._recent(client, now).append(now)
+            times = self._failures.pop(client, None) or deque(maxlen=self.limit)
+            times.append(now)
+            self._failures[client] = times
+            while len(self._failures) > MAX_CLIENTS:
+                self._failures.popitem(last=False)
+
+
+def client_of(scope: Scope) -> str:
+    """Who a request comes from, for the failure limit: its address, an IPv6 one by its /64
+    (one host commonly holds a whole /64)."""
+    address = str((scope.get("client") or ("unknown",))[0])
+    if ":" in address:
+        try:
+            return str(ipaddress.ip_network(f"{address}/64", strict=False))
+        except ValueError:
+            return address
+    return address
 
 
 class Edge:
@@ -100,6 +115,7 @@ class Edge:
         self.key_shape = re.compile(key_pattern)
         self.upload_bytes = upload_bytes
         self.failed = FailedKeys()
+        self._hashing: anyio.CapacityLimiter | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -109,7 +125,7 @@ class Edge:
             headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
             self._check_site(scope["method"], headers)
             key = await self._key(scope, headers)
-            cap = self._cap(scope)
+            cap = self._cap(scope, key)
             length = headers.get("content-length", "")
             if length.isdigit() and int(length) > cap:
                 raise HttpError(413, _too_large(cap))
@@ -167,13 +183,17 @@ class Edge:
         secret = secret.strip()
         if scheme.lower() != "bearer" or not self.key_shape.fullmatch(secret):
             raise HttpError(401, "a valid API key is needed: Authorization: Bearer <key>")
-        client = (scope.get("client") or ("unknown",))[0]
+        client = client_of(scope)
         seen, key = self.keys.cached(secret)  # a key seen before costs a lookup, no hashing
         if not seen:
             if wait := self.failed.blocked(client):
                 raise HttpError(429, f"too many wrong API keys; try again in {wait:.0f} s")
             try:
-                key = await anyio.to_thread.run_sync(self.keys.caller, secret)
+                if self._hashing is None:  # (made in the event loop's thread)
+                    self._hashing = anyio.CapacityLimiter(HASHING_THREADS)
+                key = await anyio.to_thread.run_sync(
+                    self.keys.caller, secret, limiter=self._hashing
+                )
             except ConfigurationError:
                 raise HttpError(
                     503, "the server cannot read its keys file; its log says why"
@@ -183,8 +203,9 @@ class Edge:
             raise HttpError(401, "a valid API key is needed: Authorization: Bearer <key>")
         return key
 
-    def _cap(self, scope: Scope) -> int:
-        if scope["method"] == "POST" and scope["path"].rstrip("/") == "/documents":
+    def _cap(self, scope: Scope, key: Key | None) -> int:
+        uploads = self.keys is None or (key is not None and bool(key.upload))
+        if uploads and scope["method"] == "POST" and scope["path"].rstrip("/") == "/documents":
             return self.upload_bytes
         return MAX_BODY_BYTES
 

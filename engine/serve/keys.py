@@ -174,8 +174,14 @@ def parse_keys(path: Path) -> list[Key]:
     if set(data) - {"keys"} or not isinstance(table, dict):
         raise ConfigurationError(f"{path}: expected only [keys.NAME] tables")
     keys = []
+    folded: set[str] = set()
     for name, entry in table.items():
         where = f"{path}: keys.{name}"
+        if not _NAME.fullmatch(name):  # it names the key's upload folder and id space
+            raise ConfigurationError(f"{where}: a key name is 1-64 letters, digits or _ . @ -")
+        if name.lower() in folded:
+            raise ConfigurationError(f"{where}: another key has this name in other case")
+        folded.add(name.lower())
         if not isinstance(entry, dict) or not {"hash", "groups"} <= set(entry) <= FIELDS:
             raise ConfigurationError(f"{where}: needs hash and groups, and may have upload")
         parts = str(entry["hash"]).split("$")
@@ -212,7 +218,7 @@ def add_key(path: Path, name: str, groups: str, upload: str | None = None) -> st
     caller = Caller.of(groups, "--groups")
     uploads = upload_groups(upload, caller, "--upload")
     existing = parse_keys(path) if path.exists() else []
-    if any(k.name == name for k in existing):
+    if any(k.name.lower() == name.lower() for k in existing):
         raise ConfigurationError(f"{path}: a key named {name!r} exists; revoke it first")
     secret = PREFIX + secrets.token_urlsafe(32)
     entry = _entry(name, stored_hash(secret), caller, uploads)
@@ -237,7 +243,7 @@ def revoke_key(path: Path, name: str) -> None:
 
 def _entry(name: str, hashed: str, caller: Caller, uploads: tuple[str, ...]) -> str:
     listed = ", ".join(f'"{g}"' for g in (["*"] if caller.admin else caller.groups))
-    entry = f'\n[keys.{name}]\nhash = "{hashed}"\ngroups = [{listed}]\n'
+    entry = f'\n[keys."{name}"]\nhash = "{hashed}"\ngroups = [{listed}]\n'
     if uploads:
         entry += "upload = [" + ", ".join(f'"{g}"' for g in uploads) + "]\n"
     return entry

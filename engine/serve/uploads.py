@@ -14,8 +14,8 @@ from pathlib import Path
 from fastapi import UploadFile
 from kgp.access import ADMIN_CALLER
 from kgp.client import KnowledgeGraph
-from kgp.files import private_dir
-from kgp.ids import UPLOAD_PREFIX, upload_id
+from kgp.files import private_dir, write_private
+from kgp.ids import UPLOAD_PREFIX, upload_id, uploader
 from kgp.ingest.readers import supported_suffixes
 from kgp.serve.errors import HttpError
 
@@ -91,19 +91,24 @@ def _stage(upload: UploadFile, name: str, folder: Path, limit: int) -> Path:
     return temporary
 
 
+MIGRATED = ".upload-ids"  # in the uploads folder: its documents have their upload: ids
+
+
 def migrate_uploads(kg: KnowledgeGraph, uploads: Path) -> list[str]:
-    """Move documents uploaded before uploads had their own id space (id ``<key>/<file>``, the
-    file still in ``uploads/<key>/``, the same content) to ``upload:<key>/<file>``, with their
-    groups; returns the old ids moved. Every folder under ``uploads`` is made owner-only."""
-    if not uploads.is_dir():
-        return []
+    """Once per data directory: move documents uploaded before uploads had their own id space
+    (id ``<key>/<file>``, the file still in ``uploads/<key>/``, the same content) to
+    ``upload:<key>/<file>``, with their groups; returns the old ids moved. Every folder under
+    ``uploads`` is made owner-only."""
     private_dir(uploads)
+    if (uploads / MIGRATED).exists():
+        return []
     files: dict[str, Path] = {}
     for folder in sorted(p for p in uploads.iterdir() if p.is_dir() and not p.is_symlink()):
         private_dir(folder)
         for file in sorted(folder.iterdir()):
             if file.is_file() and not file.name.startswith("."):
                 files[f"{folder.name}/{file.name}"] = file
+    moved = []
     with kg.store.reading_as(ADMIN_CALLER):
         nodes = kg.store.fetch_nodes([*files, *(UPLOAD_PREFIX + old for old in files)])
         moving: dict[tuple[str, ...], list[Path]] = {}
@@ -114,7 +119,6 @@ def migrate_uploads(kg: KnowledgeGraph, uploads: Path) -> list[str]:
             if node.get("sha256") != hashlib.sha256(file.read_bytes()).hexdigest():
                 continue  # another document took that id since: not the upload's
             moving.setdefault(tuple(node.get("groups") or ()), []).append(file)
-        moved = []
         for groups, paths in moving.items():
             done = kg.add_files(paths, root=uploads, groups=groups, id_prefix=UPLOAD_PREFIX)
             for path in paths:
@@ -122,4 +126,16 @@ def migrate_uploads(kg: KnowledgeGraph, uploads: Path) -> list[str]:
                 new = upload_id(path.parent.name, path.name)
                 if new in (*done.added, *done.changed) and kg.remove(old):
                     moved.append(old)
+    write_private(uploads / MIGRATED, "")
     return moved
+
+
+def upload_file(uploads: Path, doc_id: str) -> Path | None:
+    """Where the upload ``doc_id`` is kept; None for a document that is no upload."""
+    key = uploader(doc_id)
+    if key is None:
+        return None
+    name = doc_id.removeprefix(UPLOAD_PREFIX).partition("/")[2]
+    if not name or "/" in name or name.startswith("."):
+        return None
+    return uploads / key / name
