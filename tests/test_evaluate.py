@@ -414,3 +414,14 @@ def test_eval_builds_its_graph_for_any_caller_and_reads_as_the_caller(
     unseen = evaluate(path, outside, tmp_path / "c", retrievers=["dense"])
     assert len(unseen.unresolved) == len(default.reports["dense"].questions)
     assert unseen.reports["dense"].summary(4)["recall@4"] == 0.0
+
+
+def test_the_real_pdf_question_set_reads_in_kgps_format() -> None:
+    items = load_qa(Path(__file__).parent / "fixtures" / "real_pdfs_qa.jsonl")
+    assert len(items) == 40 and len({i.id for i in items}) == 40
+    assert all(i.supports and i.answer for i in items)
+    kinds = {i.id.split("-")[0] for i in items}
+    assert kinds == {"fact", "cell", "page", "table", "multi"}
+    assert all(len({s.text is None for s in i.supports}) == 1 for i in items)
+    pairs = [i for i in items if i.id.startswith("multi")]
+    assert all(len(i.supports) == 2 for i in pairs), "each needs two documents"
