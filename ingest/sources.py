@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kgp.access import check_groups
 from kgp.errors import DocumentError
-from kgp.ids import reserved
+from kgp.ids import path_id, reserved
 from kgp.ingest.access import AccessRules
 from kgp.ingest.document import Page, ReadDocument, Section
 from kgp.ingest.readers import supported_suffixes
@@ -68,6 +68,8 @@ def walk_files(root: Path, linked: list[Path]) -> Iterator[Path]:
 
 
 def file_loader(path: Path) -> Callable[[], tuple[bytes, ReadDocument | None]]:
+    shown = path_id(str(path))  # (a name that is not UTF-8 cannot be printed as it is)
+
     def load() -> tuple[bytes, ReadDocument | None]:
         try:
             before = path.stat()
@@ -75,15 +77,15 @@ def file_loader(path: Path) -> Callable[[], tuple[bytes, ReadDocument | None]]:
                 data = handle.read()
             after = path.stat()
         except FileNotFoundError:
-            raise DocumentError(f"{path}: vanished during the sync") from None
+            raise DocumentError(f"{shown}: vanished during the sync") from None
         except PermissionError:
-            raise DocumentError(f"{path}: no read permission; chmod it or remove it") from None
+            raise DocumentError(f"{shown}: no read permission; chmod it or remove it") from None
         except OSError as exc:
-            raise DocumentError(f"{path}: cannot read: {exc.strerror or exc}") from None
+            raise DocumentError(f"{shown}: cannot read: {exc.strerror or exc}") from None
         if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns) or len(
             data
         ) != after.st_size:
-            raise DocumentError(f"{path}: changed during the sync; sync again when it is written")
+            raise DocumentError(f"{shown}: changed during the sync; sync again when it is written")
         return data, None
 
     return load
@@ -147,13 +149,14 @@ def file_candidates(
     explicit = check_groups(list(groups), "groups") if groups is not None else None
     suffixes = set(supported_suffixes())
     found: list[Candidate] = []
+    taken: set[str] = set()
     for given in paths:
         path = Path(given).parent.resolve() / Path(given).name  # the file itself may be a link
         if not path.is_relative_to(root):
-            report.skipped.append(Skipped(str(given), f"not inside {root}"))
+            report.skipped.append(Skipped(path_id(str(given)), f"not inside {path_id(str(root))}"))
             continue
         rel = path.relative_to(root).as_posix()
-        doc_id = id_prefix + rel  # what the report names it by
+        doc_id = id_prefix + path_id(rel)  # what the graph and the report name it by
         if path.suffix.lower() not in suffixes:
             report.ignored.append(doc_id)
             continue
@@ -162,7 +165,9 @@ def file_candidates(
                 target = path.resolve()
                 if not target.is_relative_to(root):
                     report.skipped.append(
-                        Skipped(doc_id, f"symlink points outside the folder ({target})")
+                        Skipped(
+                            doc_id, f"symlink points outside the folder ({path_id(str(target))})"
+                        )
                     )
                     continue
             info = path.stat()
@@ -176,6 +181,10 @@ def file_candidates(
         if refused:
             report.skipped.append(Skipped(doc_id, refused))
             continue
+        if doc_id in taken:  # (a name path_id escaped, which another file has as it is)
+            report.skipped.append(Skipped(doc_id, "another file has this id; rename one of them"))
+            continue
+        taken.add(doc_id)
         access = explicit or rules.groups(rel)
         found.append(Candidate(doc_id, doc_id, file_loader(path), info.st_size, access))
     return found
