@@ -14,6 +14,7 @@ from typing import Any
 from kgp.errors import DocumentError
 from kgp.ingest.document import Page, ReadDocument, Section
 from kgp.ingest.tables import is_caption, markdown_table
+from kgp.ingest.titles import choose_title
 from kgp.stores.model import TableRecord
 
 # A stream table on a page without ruled tables is kept only when it looks like a table.
@@ -132,21 +133,33 @@ def _caption(page: Any, box: tuple[float, float, float, float]) -> str:
     return ""
 
 
+PARAGRAPH_LINES = 3  # a block of more lines is a paragraph, whose lines are no headings
+
+
 def _title(doc: Any, path: Path) -> str:
-    meta = (doc.metadata or {}).get("title", "") or ""
-    if meta.strip() and not meta.lower().startswith(("untitled", "microsoft word")):
-        return " ".join(meta.split())
+    """The metadata title, else the first page's largest real heading, else the file name
+    (:func:`kgp.ingest.titles.choose_title`)."""
+    headings: list[tuple[float, str]] = []  # runs of lines of one size, but a paragraph's
     if doc.page_count:
-        best: tuple[float, str] = (0.0, "")
         for block in doc[0].get_text("dict").get("blocks", []):
-            for line in block.get("lines", []):
-                text = " ".join("".join(s["text"] for s in line["spans"]).split())
-                size = max((s["size"] for s in line["spans"]), default=0.0)
-                if 3 <= len(text) <= 150 and size > best[0] + 0.5:
-                    best = (size, text)
-        if best[1]:
-            return best[1]
-    return path.stem
+            lines = [
+                (max((s["size"] for s in line["spans"]), default=0.0), line["spans"])
+                for line in block.get("lines", [])
+            ]
+            sizes = sorted(size for size, _ in lines)
+            body = sizes[len(sizes) // 2] if len(lines) > PARAGRAPH_LINES else 0.0
+            runs: list[tuple[float, list[str]]] = []
+            for size, spans in lines:
+                text = "".join(s["text"] for s in spans)
+                if text.strip().isdigit():  # a page number beside a heading
+                    continue
+                if runs and abs(runs[-1][0] - size) <= 0.5:  # a heading set on two lines
+                    runs[-1][1].append(text)
+                else:
+                    runs.append((size, [text]))
+            # in a paragraph, only a run set larger than its text
+            headings += [(size, " ".join(texts)) for size, texts in runs if size > body + 0.5]
+    return choose_title((doc.metadata or {}).get("title", "") or "", headings, path.stem)
 
 
 class PdfReader:

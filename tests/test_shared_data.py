@@ -32,6 +32,25 @@ def test_icdar_tables_found_and_cell_text() -> None:
     assert total.matched_cells / total.truth_cells >= 0.70
 
 
+def test_real_pdfs_titles_are_no_file_names_or_section_names() -> None:
+    import pymupdf
+    from kgp.ingest.pdf import _title
+
+    def title(name: str) -> str:
+        return _title(pymupdf.open(PDFS / name), PDFS / name)
+
+    # metadata titles "88300 162..177", "S2MNCE01birdisland.xlsx"; largest lines "Proposed
+    # Rules" (a running head), "- 41 -" and "Page 12" (page numbers)
+    assert (
+        title("issue-316-example.pdf") == "Shift work interventions for reduced work-family conﬂict"
+    )
+    assert title("birdisland.pdf") != "S2MNCE01birdisland.xlsx"
+    assert title("federal-register-2020-17221.pdf") != "Proposed Rules"
+    assert title("icdar2013/eu-002.pdf") == "Credit Derivatives Markets"
+    assert title("icdar2013/us-028.pdf").startswith("Student Enrollment and Number of Incidents")
+    assert title("table-curves-example.pdf") == "Eliquis, INN-apixaban"  # its metadata
+
+
 def test_real_pdfs_read_with_pages_tables_and_titles() -> None:
     from kgp.ingest.pdf import PdfReader
 
