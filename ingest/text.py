@@ -9,7 +9,14 @@ from dataclasses import dataclass
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9À-ÖØ-Þ])")
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SPACE = re.compile(r"\s+")
-_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "Mr.", "Mrs.", "Ms.", "Dr.", "No.", "Fig.", "St.")
+# a sentence does not end at these: abbreviations a capital or a number follows, and initials
+# ("J. Smith", "1309 S. Mary Avenue")
+_ABBREVIATION_END = re.compile(
+    r"(?:^|[\s(/])(?:[A-Z]|e\.g|i\.e|etc|vs|Mr|Mrs|Ms|Dr|Prof|Jr|Sr|St|Mt|Ft|No|Nos|Vol|Vols"
+    r"|pp?|Fig|Figs|Tab|Eq|Ref|Art|Sec|Ch|Para|Inc|Ltd|Co|Corp|Bros|Dept|Univ|Assn|Ave|Blvd|Rd"
+    r"|Hwy|Gen|Gov|Sen|Rep|Capt|Lt|Sgt|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+    r"|approx|cf|al|U\.S|U\.K|U\.N|E\.U)\.$"
+)
 MIN_SENTENCE = 25
 
 
@@ -35,7 +42,7 @@ def sentences(text: str) -> list[str]:
         parts = _SENTENCE_END.split(flat)
         merged: list[str] = []
         for part in parts:
-            if merged and (len(merged[-1]) < MIN_SENTENCE or merged[-1].endswith(_ABBREVIATIONS)):
+            if merged and (len(merged[-1]) < MIN_SENTENCE or _ABBREVIATION_END.search(merged[-1])):
                 merged[-1] = f"{merged[-1]} {part}"
             else:
                 merged.append(part)

@@ -27,6 +27,18 @@ def test_sentences_split_at_sentence_ends_and_keep_abbreviations() -> None:
     ]
 
 
+def test_sentences_do_not_end_at_initials_or_abbreviations_of_real_pdfs() -> None:
+    # both cut in two before (the first-hit probe's real PDFs)
+    address = "Cupertino Union School District 1309 S. Mary Avenue Sunnyvale, CA 94087"
+    header = "Federal Register / Vol. 85, No. 152 / Thursday, August 6, 2020 / Proposed Rules"
+    cited = "The study by J. R. Tolkien and al. appeared in Vol. 3 of the series. It was cited."
+    assert sentences(address) == [address]
+    assert sentences(header) == [header]
+    assert sentences(cited) == [cited]  # the last piece is short: it joins its neighbour
+    rows = "Layoffs at ProCourier, Inc. were permanent this year. The depot in Aswan closes in May."
+    assert sentences(rows) == [rows[:53], rows[54:]]
+
+
 @given(st.text(min_size=1, max_size=2000), st.integers(60, 400), st.integers(0, 50))
 @example("0" * 61, 60, 0)  # one word longer than a window (found by this test in CI)
 @example("ab " + "0" * 61 + " cd", 60, 1)
