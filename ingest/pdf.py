@@ -1,6 +1,7 @@
 """PDF reader: text per page in reading order with PyMuPDF, tables with camelot (lattice, then
 stream for borderless tables) rendered as Markdown; a table's words are kept out of its page's
-text so they are not indexed twice."""
+text so they are not indexed twice, and page numbers and running heads out of every page's
+(:mod:`kgp.ingest.furniture`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from kgp.errors import DocumentError
 from kgp.ingest.document import Page, ReadDocument, Section
+from kgp.ingest.furniture import Line, furniture
 from kgp.ingest.tables import is_caption, markdown_table
 from kgp.ingest.titles import choose_title
 from kgp.stores.model import TableRecord
@@ -92,14 +94,38 @@ def _inside(word: tuple[Any, ...], boxes: list[tuple[float, float, float, float]
     )
 
 
-def _page_text(page: Any, boxes: list[tuple[float, float, float, float]]) -> str:
-    """Reading-order text of a page without the words inside table boxes."""
-    if not boxes:
+def _lines(doc: Any) -> list[Line]:
+    """Every text line of every page, where it sits."""
+    out = []
+    for number in range(1, doc.page_count + 1):
+        page = doc[number - 1]
+        height = float(page.rect.height)
+        for block in page.get_text("dict").get("blocks", []):
+            for line in block.get("lines", []):
+                text = "".join(s["text"] for s in line["spans"])
+                out.append(Line(number, tuple(line["bbox"]), text, height))
+    return out
+
+
+Box = tuple[float, float, float, float]
+
+
+def _page_text(page: Any, boxes: list[Box], skip: list[Box]) -> str:
+    """Reading-order text of a page without the words inside table boxes and without the
+    lines whose boxes are in ``skip`` (its furniture)."""
+    if not boxes and not skip:
         return str(page.get_text("text"))
+    if not boxes:  # PyMuPDF's text, line by line, less the furniture
+        kept = []
+        for block in page.get_text("dict").get("blocks", []):
+            for line in block.get("lines", []):
+                if tuple(line["bbox"]) not in skip:
+                    kept.append("".join(s["text"] for s in line["spans"]) + "\n")
+        return "".join(kept)
     lines: dict[tuple[int, int], list[str]] = {}
     blocks: dict[int, list[tuple[int, int]]] = {}
     for word in page.get_text("words"):
-        if _inside(word, boxes):
+        if _inside(word, boxes) or _inside(word, skip):
             continue
         key = (word[5], word[6])
         if key not in lines:
@@ -192,10 +218,13 @@ class PdfReader:
                     except Exception as exc:  # camelot fails on some damaged pages
                         logging.getLogger(__name__).warning("%s: tables skipped: %s", path, exc)
                         found = []
+            skip: dict[int, list[Box]] = {}
+            for line in furniture(_lines(doc), doc.page_count):
+                skip.setdefault(line.page, []).append(line.box)
             pages = []
             for number in range(1, doc.page_count + 1):
                 boxes = [t.bbox for t in found if t.record.page == number]
-                text = _page_text(doc[number - 1], boxes)
+                text = _page_text(doc[number - 1], boxes, skip.get(number, []))
                 pages.append(Page(number, (Section("", text),) if text.strip() else ()))
             records = tuple(
                 replace(t.record, caption=_caption(doc[t.record.page - 1], t.bbox)) for t in found

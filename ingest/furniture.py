@@ -1,0 +1,92 @@
+"""Page furniture: the lines in a page's top and bottom margins that are no part of its text, a
+page number ("10", "- 41 -", "Page 3 of 12") or a running head or foot (the same line on many
+pages, numbers aside: "Federal Register / Vol. 85, No. 152 / ... / Proposed Rules"). Kept in
+the text they would become passages of their own, or glue onto a sentence."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+MARGIN = 0.1  # the share of a page's height at its top and at its bottom where furniture sits
+REPEATS = 0.4  # a margin line on at least this share of the pages (and 3 or more) is furniture
+_PAGE_NUMBER = re.compile(
+    r"[-–—(\[]?\s*(?:page|p\.|pg\.?)?\s*(?:\d{1,4}|[ivx]{1,6}|\d{1,2}\s*[-–]\s*\d{1,3})"
+    r"(?:\s*(?:of|/)\s*\d{1,4})?\s*[-–—)\]]?",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A line of a page: where it sits (its top and bottom, and the page's height) and its text."""
+
+    page: int
+    box: tuple[float, float, float, float]  # x0, top, x1, bottom
+    text: str
+    height: float  # the page's
+
+    def in_margin(self) -> bool:
+        band = MARGIN * self.height
+        return self.box[3] <= band or self.box[1] >= self.height - band
+
+
+def shape(text: str) -> str:
+    """A line as it repeats from page to page: lower case, numbers alike, spaces collapsed."""
+    return _DIGITS.sub("#", " ".join(text.lower().split()))
+
+
+def furniture(lines: Iterable[Line], pages: int) -> list[Line]:
+    """The lines that are furniture: a page number alone in its row at the top or the bottom of
+    its page; and a margin row whose every line, words in it, is at the same height on at least
+    ``REPEATS`` of the pages (3 or more) or a page number, except where it first appears (a
+    table's header repeated on each page is kept once; a table's cell beside others is kept)."""
+    every = [line for line in lines if line.text.strip()]
+    margin = [line for line in every if line.in_margin()]
+    on_pages = Counter(key for _, key in {(line.page, _placed(line)) for line in margin})
+    least = max(3, REPEATS * pages)
+    repeated = {
+        id(line)
+        for line in margin
+        if on_pages[_placed(line)] >= least and any(c.isalpha() for c in line.text)
+    }
+    by_page: dict[int, list[Line]] = {}
+    for line in every:
+        by_page.setdefault(line.page, []).append(line)
+    first: dict[tuple[str, int], int] = {}
+    for line in sorted(margin, key=lambda line: line.page):
+        first.setdefault(_placed(line), line.page)
+    out = []
+    for line in margin:
+        row = [o for o in by_page[line.page] if _same_row(o, line)]
+        if (
+            id(line) in repeated
+            and all(id(o) in repeated or _PAGE_NUMBER.fullmatch(o.text.strip()) for o in row)
+            and first[_placed(line)] != line.page
+        ) or (_PAGE_NUMBER.fullmatch(line.text.strip()) and _outermost(line, row, by_page)):
+            out.append(line)
+    return out
+
+
+def _same_row(a: Line, b: Line) -> bool:
+    return a.box[1] < b.box[3] and a.box[3] > b.box[1]
+
+
+def _placed(line: Line) -> tuple[str, int]:
+    """A margin line's shape and height on its page, to a few points."""
+    return shape(line.text), round(line.box[1] / 4)
+
+
+def _outermost(line: Line, row: list[Line], by_page: dict[int, list[Line]]) -> bool:
+    """Whether ``line`` is alone in its row and no line lies beyond it towards the page's nearer
+    edge: a page number, not a cell of a table's last row."""
+    if len(row) > 1:
+        return False
+    top, bottom = line.box[1], line.box[3]
+    others = [o for o in by_page[line.page] if o is not line]
+    if bottom <= MARGIN * line.height:
+        return not any(o.box[3] <= top for o in others)
+    return not any(o.box[1] >= bottom for o in others)

@@ -1,0 +1,49 @@
+"""Page furniture: page numbers and running heads or feet leave the page's text; a table's cells in
+a margin, a number beside other cells and a running line's first appearance stay."""
+
+from __future__ import annotations
+
+from kgp.ingest.furniture import Line, furniture
+
+H = 800.0  # a page's height: the margins are its top and bottom 80 points
+
+
+def line(page: int, top: float, text: str, x0: float = 50.0, x1: float = 300.0) -> Line:
+    return Line(page, (x0, top, x1, top + 10), text, H)
+
+
+def texts(found: list[Line]) -> list[tuple[int, str]]:
+    return sorted((x.page, x.text) for x in found)
+
+
+def test_page_numbers_and_running_heads_are_furniture() -> None:
+    pages = []
+    for n in range(1, 6):
+        pages += [
+            line(n, 20, "Federal Register / Vol. 85, No. 152 / Proposed Rules"),
+            line(n, 300, f"Body text of page {n} about the 737 MAX directive."),
+            line(n, 770, f"- {n + 40} -"),
+        ]
+    found = texts(furniture(pages, 5))
+    heads = [(n, "Federal Register / Vol. 85, No. 152 / Proposed Rules") for n in range(2, 6)]
+    numbers = [(n, f"- {n + 40} -") for n in range(1, 6)]
+    assert found == sorted(heads + numbers), "the head is kept where it first appears"
+
+
+def test_table_cells_in_the_margins_stay() -> None:
+    pages = []
+    names = ["Actavis, Inc.", "Boeing Company", "Kixeye", "ProCourier", "Bosch Healthcare"]
+    for n, name in enumerate(names, start=1):
+        pages += [
+            line(n, 300, "Body text."),
+            # a table's last row: a number beside other cells, and a value repeated in place
+            line(n, 770, "48", 50, 80),
+            line(n, 770, name, 100, 200),
+            line(n, 770, "Layoff Permanent", 220, 300),
+        ]
+    assert furniture(pages, 5) == []
+
+
+def test_a_number_with_text_beyond_it_is_no_page_number() -> None:
+    pages = [line(1, 700, "Body text."), line(1, 750, "12"), line(1, 775, "Footnote text.")]
+    assert furniture(pages, 1) == []
