@@ -183,15 +183,7 @@ class Settings(BaseSettings):
     @classmethod
     def _hosts(cls, value: Any) -> tuple[str, ...]:
         names = value.split(",") if isinstance(value, str) else value
-        hosts = []
-        for name in (str(n).strip().lower() for n in names):
-            if name.startswith("["):  # [::1]:8000 -> ::1
-                name = name[1:].partition("]")[0]
-            elif name.count(":") == 1:  # kb.example.com:8000 -> kb.example.com
-                name = name.partition(":")[0]
-            if name:
-                hosts.append(name)
-        return tuple(hosts)
+        return tuple(name for name in (str(n).strip() for n in names) if name)
 
     @field_validator("serve_key_pattern", mode="after")
     @classmethod

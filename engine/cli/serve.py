@@ -38,7 +38,7 @@ def answered_hosts(host: str, settings: Settings) -> set[str] | None:
     every address with no names given."""
     if host in WILDCARD_HOSTS and not settings.serve_hosts:
         return None
-    names = {host.strip("[]").lower(), *settings.serve_hosts}
+    names = {host, *settings.serve_hosts}
     if is_loopback(host) or host in WILDCARD_HOSTS:  # (every address includes loopback)
         names |= {"localhost", "127.0.0.1", "::1"}
     return names

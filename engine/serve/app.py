@@ -17,7 +17,7 @@ from fastapi import Depends, FastAPI, Form, Header, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from kgp.access import ADMIN_CALLER, Caller
+from kgp.access import ADMIN_CALLER, Caller, check_groups
 from kgp.agents.reader import answer_from
 from kgp.client import KnowledgeGraph
 from kgp.errors import (
@@ -44,7 +44,8 @@ PAGE_HEADERS = {  # the page loads nothing from elsewhere and runs no inline scr
     "Referrer-Policy": "no-referrer",
 }
 MAX_QUESTION_CHARS = 20_000  # a longer body is refused; the retriever uses the first 4,000
-CONTROL = frozenset(map(chr, [*range(0x20), 0x7F])) - {"\t", "\n", "\r"}
+CONTROL = frozenset(map(chr, [*range(0x20), 0x7F]))  # no id holds one; a question may hold
+SPACING = frozenset("\t\n\r")  # these, pasted from elsewhere
 
 
 class Query(BaseModel):
@@ -63,7 +64,7 @@ class Query(BaseModel):
     @field_validator("question")
     @classmethod
     def _visible(cls, question: str) -> str:
-        if any(c in CONTROL for c in question):
+        if any(c in CONTROL - SPACING for c in question):
             raise ValueError("holds a control character (NUL and the like); send plain text")
         return question
 
@@ -79,7 +80,7 @@ class Query(BaseModel):
 
 def plain_id(doc_id: str) -> str:
     """``doc_id`` if it holds no control character (422 if it does)."""
-    if any(c in CONTROL or c in "\t\n\r" for c in doc_id):
+    if any(c in CONTROL for c in doc_id):
         raise HttpError(422, f"document id {doc_id!r} holds a control character; no id has one")
     return doc_id
 
@@ -236,13 +237,14 @@ def create_app(
         plain_id(doc_id)
         if not (key.caller.admin or operator):
             raise HttpError(403, "changing a document's groups needs the admin view")
+        try:
+            chosen = check_groups(change.groups, "groups")
+        except ConfigurationError as exc:
+            raise HttpError(422, str(exc)) from None
         with reading(ADMIN_CALLER):
-            try:
-                if not kg.regroup(doc_id, change.groups):
-                    raise HttpError(404, f"no document {doc_id!r}")
-            except ConfigurationError as exc:
-                raise HttpError(422, str(exc)) from None
-        return {"id": doc_id, "groups": sorted(set(change.groups))}
+            if not kg.regroup(doc_id, chosen):
+                raise HttpError(404, f"no document {doc_id!r}")
+        return {"id": doc_id, "groups": list(chosen)}
 
     @app.post("/documents")
     def upload(
@@ -268,7 +270,8 @@ def create_app(
                 chosen = upload_groups(groups, owner, "groups")
             except ConfigurationError as exc:
                 raise HttpError(422, str(exc)) from None
-        ids = [upload_id(key.name, clean_name(f.filename)) for f in file]
+        names = [clean_name(f.filename) for f in file]
+        ids = [upload_id(key.name, name) for name in names]
         if not admin:
             with reading(ADMIN_CALLER):
                 stored = kg.store.fetch_nodes(ids)
@@ -280,7 +283,7 @@ def create_app(
                         "changing a document's groups needs the admin view "
                         "(PATCH /documents/ID)",
                     )
-        saved = save_uploads(file, uploads / key.name, limit)  # all or none
+        saved = save_uploads(file, names, uploads / key.name, limit)  # all or none
         with reading(ADMIN_CALLER):  # one sync for the whole request
             done = kg.add_files(saved, root=uploads, groups=chosen, id_prefix=UPLOAD_PREFIX)
         skipped = {s.path: s.reason for s in done.skipped}

@@ -96,8 +96,8 @@ def client_of(scope: Scope) -> str:
 
 
 class Edge:
-    """The checks above around ``app``. ``hosts``: the host names (lower case, no port) the
-    server answers to, None for any; ``keys``: None for a server without keys, whose
+    """The checks above around ``app``. ``hosts``: the host names the server answers to
+    (a port, brackets and case aside), None for any; ``keys``: None for a server without keys, whose
     requests carry no key; ``upload_bytes``: the cap of an upload request's body."""
 
     def __init__(
@@ -111,7 +111,7 @@ class Edge:
     ) -> None:
         self.app = app
         self.keys = keys
-        self.hosts = None if hosts is None else frozenset(h.lower() for h in hosts)
+        self.hosts = None if hosts is None else frozenset(host_name(h) for h in hosts)
         self.key_shape = re.compile(key_pattern)
         self.upload_bytes = upload_bytes
         self.failed = FailedKeys()
@@ -158,7 +158,7 @@ class Edge:
 
     def _check_site(self, method: str, headers: dict[str, str]) -> None:
         host = headers.get("host", "")
-        if self.hosts is not None and _host_name(host) not in self.hosts:
+        if self.hosts is not None and host_name(host) not in self.hosts:
             raise HttpError(
                 400,
                 f"Host {host!r} is not an address this server answers to "
@@ -216,7 +216,7 @@ def request_key(request: Request) -> Key | None:
     return key
 
 
-def _host_name(host: str) -> str:
+def host_name(host: str) -> str:
     """``host`` without its port (an IPv6 address keeps no brackets), lower case."""
     host = host.strip().lower()
     if host.startswith("["):

@@ -136,7 +136,7 @@ class Keys:
                     keys, problem = parse_keys(self.path), None
                 except ConfigurationError as exc:
                     problem = str(exc)
-            if version is None or problem:
+            if problem:
                 if problem != self._problem:
                     self.say(f"{problem}; every API key is refused until it reads")
                 self._keys, self._seen, self._problem = [], {}, problem

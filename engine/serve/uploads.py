@@ -49,11 +49,13 @@ def clean_name(name: str | None) -> str:
     return name
 
 
-def save_uploads(uploads: list[UploadFile], folder: Path, limit: int) -> list[Path]:
-    """Write the uploads to ``folder`` (made if missing) under their clean names. Every file is
-    staged in a temporary file first and moved into place only when all of them passed, so a
-    refused or broken upload neither leaves a file behind nor replaces an earlier one."""
-    names = [clean_name(upload.filename) for upload in uploads]
+def save_uploads(
+    uploads: list[UploadFile], names: list[str], folder: Path, limit: int
+) -> list[Path]:
+    """Write the uploads to ``folder`` (made if missing) under ``names`` (as
+    :func:`clean_name` gives them). Every file is staged in a temporary file first and moved
+    into place only when all of them passed, so a refused or broken upload neither leaves a
+    file behind nor replaces an earlier one."""
     private_dir(folder)
     staged: list[Path] = []
     try:
