@@ -8,7 +8,9 @@ from __future__ import annotations
 import logging
 import tempfile
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -87,39 +89,40 @@ def _tabular(cells: list[list[str]]) -> bool:
     return numeric >= 0.25 or mean_length <= STREAM_MAX_MEAN_CELL
 
 
-def _inside(word: tuple[Any, ...], boxes: list[tuple[float, float, float, float]]) -> bool:
+Box = tuple[float, float, float, float]  # x0, top, x1, bottom
+
+
+def _inside(word: Sequence[Any], boxes: list[Box]) -> bool:
+    """Whether the centre of ``word`` (a word's or a line's box first) lies in one of ``boxes``."""
     cx, cy = (word[0] + word[2]) / 2, (word[1] + word[3]) / 2
     return any(
         x0 - 1 <= cx <= x1 + 1 and top - 1 <= cy <= bottom + 1 for x0, top, x1, bottom in boxes
     )
 
 
-def _lines(doc: Any) -> list[Line]:
-    """Every text line of every page, where it sits."""
-    out = []
-    for number in range(1, doc.page_count + 1):
-        page = doc[number - 1]
-        height = float(page.rect.height)
-        for block in page.get_text("dict").get("blocks", []):
-            for line in block.get("lines", []):
-                text = "".join(s["text"] for s in line["spans"])
-                out.append(Line(number, tuple(line["bbox"]), text, height))
-    return out
+def _lines(doc: Any, layout: Callable[[int], dict[str, Any]]) -> list[Line]:
+    """Every text line of every page, where it sits (``layout``: a page's "dict" by number)."""
+    return [
+        Line(number, tuple(line["bbox"]), "".join(s["text"] for s in line["spans"]), height)
+        for number in range(1, doc.page_count + 1)
+        for height in [float(doc[number - 1].rect.height)]
+        for block in layout(number).get("blocks", [])
+        for line in block.get("lines", [])
+    ]
 
 
-Box = tuple[float, float, float, float]
-
-
-def _page_text(page: Any, boxes: list[Box], skip: list[Box]) -> str:
-    """Reading-order text of a page without the words inside table boxes and without the
-    lines whose boxes are in ``skip`` (its furniture)."""
+def _page_text(
+    page: Any, layout: Callable[[], dict[str, Any]], boxes: list[Box], skip: list[Box]
+) -> str:
+    """Reading-order text of a page (``layout`` gives its "dict") without the words inside
+    table boxes and without the lines inside the boxes of ``skip`` (its furniture)."""
     if not boxes and not skip:
         return str(page.get_text("text"))
     if not boxes:  # PyMuPDF's text, line by line, less the furniture
         kept = []
-        for block in page.get_text("dict").get("blocks", []):
+        for block in layout().get("blocks", []):
             for line in block.get("lines", []):
-                if tuple(line["bbox"]) not in skip:
+                if not _inside(line["bbox"], skip):
                     kept.append("".join(s["text"] for s in line["spans"]) + "\n")
         return "".join(kept)
     lines: dict[tuple[int, int], list[str]] = {}
@@ -138,12 +141,13 @@ def _page_text(page: Any, boxes: list[Box], skip: list[Box]) -> str:
 CAPTION_GAP = 48.0  # points between a caption line and the table it names, above or below
 
 
-def _caption(page: Any, box: tuple[float, float, float, float]) -> str:
-    """The caption printed just above (or else just below) a table ("Table 2: ...")."""
+def _caption(layout: dict[str, Any], box: Box) -> str:
+    """The caption printed just above (or else just below) a table ("Table 2: ..."), from its
+    page's "dict"."""
     x0, top, x1, bottom = box
     above: list[tuple[float, str]] = []
     below: list[tuple[float, str]] = []
-    for block in page.get_text("dict").get("blocks", []):
+    for block in layout.get("blocks", []):
         for line in block.get("lines", []):
             text = " ".join("".join(s["text"] for s in line["spans"]).split())
             lx0, ly0, lx1, ly1 = line["bbox"]
@@ -162,12 +166,12 @@ def _caption(page: Any, box: tuple[float, float, float, float]) -> str:
 PARAGRAPH_LINES = 3  # a block of more lines is a paragraph, whose lines are no headings
 
 
-def _title(doc: Any, path: Path) -> str:
-    """The metadata title, else the first page's largest real heading, else the file name
-    (:func:`kgp.ingest.titles.choose_title`)."""
+def _title(metadata: dict[str, Any] | None, first: dict[str, Any], path: Path) -> str:
+    """The metadata title, else the largest real heading of the first page (``first``: its
+    "dict"), else the file name (:func:`kgp.ingest.titles.choose_title`)."""
     headings: list[tuple[float, str]] = []  # runs of lines of one size, but a paragraph's
-    if doc.page_count:
-        for block in doc[0].get_text("dict").get("blocks", []):
+    if first:
+        for block in first.get("blocks", []):
             lines = [
                 (max((s["size"] for s in line["spans"]), default=0.0), line["spans"])
                 for line in block.get("lines", [])
@@ -185,7 +189,7 @@ def _title(doc: Any, path: Path) -> str:
                     runs.append((size, [text]))
             # in a paragraph, only a run set larger than its text
             headings += [(size, " ".join(texts)) for size, texts in runs if size > body + 0.5]
-    return choose_title((doc.metadata or {}).get("title", "") or "", headings, path.stem)
+    return choose_title((metadata or {}).get("title", "") or "", headings, path.stem)
 
 
 class PdfReader:
@@ -218,18 +222,27 @@ class PdfReader:
                     except Exception as exc:  # camelot fails on some damaged pages
                         logging.getLogger(__name__).warning("%s: tables skipped: %s", path, exc)
                         found = []
+            layouts: dict[int, dict[str, Any]] = {}  # each page's "dict", read once
+
+            def layout(number: int) -> dict[str, Any]:
+                if number not in layouts:
+                    layouts[number] = doc[number - 1].get_text("dict")
+                return layouts[number]
+
             skip: dict[int, list[Box]] = {}
-            for line in furniture(_lines(doc), doc.page_count):
+            for line in furniture(_lines(doc, layout), doc.page_count):
                 skip.setdefault(line.page, []).append(line.box)
             pages = []
             for number in range(1, doc.page_count + 1):
                 boxes = [t.bbox for t in found if t.record.page == number]
-                text = _page_text(doc[number - 1], boxes, skip.get(number, []))
-                pages.append(Page(number, (Section("", text),) if text.strip() else ()))
+                page_text = _page_text(
+                    doc[number - 1], partial(layout, number), boxes, skip.get(number, [])
+                )
+                pages.append(Page(number, (Section("", page_text),) if page_text.strip() else ()))
             records = tuple(
-                replace(t.record, caption=_caption(doc[t.record.page - 1], t.bbox)) for t in found
+                replace(t.record, caption=_caption(layout(t.record.page), t.bbox)) for t in found
             )
-            title = _title(doc, path)
+            title = _title(doc.metadata, layout(1), path)
         if not any(p.sections for p in pages) and not found:
             raise DocumentError(
                 f"{path}: no extractable text (only images?); run OCR on it first (e.g. ocrmypdf)"

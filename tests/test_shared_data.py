@@ -33,11 +33,10 @@ def test_icdar_tables_found_and_cell_text() -> None:
 
 
 def test_real_pdfs_titles_are_no_file_names_or_section_names() -> None:
-    import pymupdf
-    from kgp.ingest.pdf import _title
+    from kgp.ingest.pdf import PdfReader
 
     def title(name: str) -> str:
-        return _title(pymupdf.open(PDFS / name), PDFS / name)
+        return PdfReader().read(PDFS / name, (PDFS / name).read_bytes(), tables=False).title
 
     # metadata titles "88300 162..177", "S2MNCE01birdisland.xlsx"; largest lines "Proposed
     # Rules" (a running head), "- 41 -" and "Page 12" (page numbers)
