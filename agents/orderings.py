@@ -35,11 +35,13 @@ class Evidence:
     links: frozenset[Link] = field(default_factory=frozenset)
 
 
-def linked(found: Evidence, bonus: float = LINK_BONUS) -> Ranked:
+def linked(found: Evidence, bonus: float = LINK_BONUS, own: float = 0.0) -> Ranked:
     """By the best pair each passage belongs to (see the module's docstring): a passage's score
-    is half of max over the others of (its cosine + theirs + ``bonus`` when linked either way),
-    its cosine when it is alone. Ties go to the passage more similar to the question;
-    passages without a vector go last."""
+    is half of max over the others of (its cosine × (1 + ``own``) + theirs × (1 − ``own``) +
+    ``bonus`` when linked either way), its cosine when it is alone. With ``own`` 0 both
+    passages of a pair share its score; ``tests/bench/order_bench.py`` measures other weights
+    (docs/benchmarks.md, "The linked order's own weight"). Ties go to the passage more similar
+    to the question; passages without a vector go last."""
     cosine = found.cosine
     scored = [pid for pid in found.walk.ids() if pid in cosine]
     partners: dict[str, list[str]] = {}
@@ -50,9 +52,9 @@ def linked(found: Evidence, bonus: float = LINK_BONUS) -> Ranked:
     best = sorted(scored, key=lambda pid: -cosine[pid])[:2]
 
     def pair(pid: str) -> float:
-        # a + b is b + a in floating point too: both passages of a pair get the same score
-        alone = [cosine[pid] + cosine[o] for o in best if o != pid][:1]
-        joined = [cosine[pid] + cosine[o] + bonus for o in partners.get(pid, ())]
+        mine = (1 + own) * cosine[pid]
+        alone = [mine + (1 - own) * cosine[o] for o in best if o != pid][:1]
+        joined = [mine + (1 - own) * cosine[o] + bonus for o in partners.get(pid, ())]
         return max([*alone, *joined], default=2 * cosine[pid]) / 2
 
     keys = {pid: pair(pid) for pid in scored}
