@@ -56,6 +56,13 @@ def run_kgp(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def make_key(file: Path, name: str, groups: str, *more: str) -> str:
+    """A key made by ``kgp key`` in ``file`` (``more``: its other options)."""
+    made = run_kgp("key", name, "--groups", groups, *more, "--keys", str(file))
+    assert made.returncode == 0, made.stderr
+    return made.stdout.strip()
+
+
 def reply_from_context(messages: list[dict[str, str]]) -> str:
     """A reader's reply: the first context's first words, citing that context."""
     prompt = messages[-1]["content"]

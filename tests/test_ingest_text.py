@@ -28,7 +28,7 @@ def test_sentences_split_at_sentence_ends_and_keep_abbreviations() -> None:
 
 
 def test_sentences_do_not_end_at_initials_or_abbreviations_of_real_pdfs() -> None:
-    # both cut in two before (the first-hit probe's real PDFs)
+    # lines of real PDFs: an address, a Federal Register running head, a citation
     address = "Cupertino Union School District 1309 S. Mary Avenue Sunnyvale, CA 94087"
     header = "Federal Register / Vol. 85, No. 152 / Thursday, August 6, 2020 / Proposed Rules"
     cited = "The study by J. R. Tolkien and al. appeared in Vol. 3 of the series. It was cited."

@@ -20,7 +20,15 @@ from kgp.ingest.embedding import Encoder
 
 from tests.corpus_files import write_corpus
 from tests.llm_server import chat_server
-from tests.served import Server, auth, free_port, reply_from_context, run_kgp, serving
+from tests.served import (
+    Server,
+    auth,
+    free_port,
+    make_key,
+    reply_from_context,
+    run_kgp,
+    serving,
+)
 
 HR = {"cities/egypt.txt", "cities/nepal.md"}
 
@@ -41,9 +49,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterat
         ("dana", "hr,staff", "hr"),
     ):
         more = ("--upload", upload) if upload else ()
-        made = run_kgp("key", name, "--groups", groups, *more, "--keys", str(keys_file))
-        assert made.returncode == 0, made.stderr
-        keys[name] = made.stdout.strip()
+        keys[name] = make_key(keys_file, name, groups, *more)
     with (
         chat_server(reply_from_context) as llm,
         serving(

@@ -27,17 +27,11 @@ from kgp.serve.app import create_app
 from kgp.serve.keys import read_keys
 
 from tests.corpus_files import write_corpus
-from tests.served import Server, auth, run_kgp, serving
+from tests.served import Server, auth, make_key, run_kgp, serving
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 HR = {"cities/egypt.txt", "cities/nepal.md"}  # the documents only group hr reads
 MAX_FILE_MB = 0.05  # the upload cap is 20 of these and 1 MB of form: about 2 MB
-
-
-def make_key(file: Path, name: str, groups: str, *more: str) -> str:
-    made = run_kgp("key", name, "--groups", groups, *more, "--keys", str(file))
-    assert made.returncode == 0, made.stderr
-    return made.stdout.strip()
 
 
 def graph(root: Path, encoder: Encoder) -> Path:

@@ -23,15 +23,9 @@ from kgp.ingest.embedding import Encoder
 from kgp.serve.app import create_app
 from kgp.serve.keys import Keys, add_key, read_keys
 
-from tests.served import auth, run_kgp, serving
+from tests.served import auth, make_key, serving
 
 SECRET = "The beta launch date is 14 March; only group B may know it."
-
-
-def _key(file: Path, name: str, groups: str, upload: str) -> str:
-    made = run_kgp("key", name, "--groups", groups, "--upload", upload, "--keys", str(file))
-    assert made.returncode == 0, made.stderr
-    return made.stdout.strip()
 
 
 def test_an_upload_named_as_a_synced_document_leaves_it_alone(
@@ -48,7 +42,10 @@ def test_an_upload_named_as_a_synced_document_leaves_it_alone(
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder) as kg:
         kg.sync(folder)
     file = tmp_path / "keys.toml"
-    keys = {"beta": _key(file, "beta", "C", "C"), "admin": _key(file, "admin", "*", "B")}
+    keys = {
+        "beta": make_key(file, "beta", "C", "--upload", "C"),
+        "admin": make_key(file, "admin", "*", "--upload", "B"),
+    }
     planted = b"# Beta\n\nThe beta launch is cancelled."
     with serving(tmp_path / "kb", keys=tmp_path / "keys.toml") as served:
         served.keys = keys
