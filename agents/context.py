@@ -32,7 +32,7 @@ class RetrievalConfig:
     method: str = "kgp"  # kgp.names.METHODS
     scorer: str = "tfidf"  # kgp.names.SCORERS
     seeder: str = "hybrid"  # kgp.names.SEEDERS
-    order: str = "linked"  # kgp.names.ORDERS; for GNN-Ret, its own ranking ("visit")
+    order: str = "learned"  # kgp.names.ORDERS; for GNN-Ret, its own ranking ("visit")
     seeds: int = 10
     branching: int = 3
     kinds: tuple[EdgeKind, ...] = tuple(EdgeKind)

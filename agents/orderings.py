@@ -28,11 +28,16 @@ LINK_BONUS = 0.2  # chosen on train/ (docs/benchmarks.md, "The shipped model")
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """What a final order may use: the walk, each passage's cosine with the question (by the
-    graph's encoder; a passage without a vector has none) and the links among the passages."""
+    graph's encoder; a passage without a vector has none), the links among the passages, and
+    for the orders that read them (``kgp.agents.learned``) the question, each passage's text
+    and its document's title."""
 
     walk: Traversal
     cosine: Mapping[str, float]
     links: frozenset[Link] = field(default_factory=frozenset)
+    question: str = ""
+    texts: Mapping[str, str] = field(default_factory=dict)
+    titles: Mapping[str, str] = field(default_factory=dict)
 
 
 def linked(found: Evidence, bonus: float = LINK_BONUS, own: float = 0.0) -> Ranked:
@@ -101,8 +106,3 @@ def fused(found: Evidence) -> Ranked:
     """Visiting order and similarity, fused by reciprocal rank."""
     ids = found.walk.ids()
     return reciprocal_rank_fusion([ids, _by_similarity(found.walk, found.cosine)], len(ids))
-
-
-def needs_links(order: object) -> bool:
-    """Whether an ordering reads the links (they cost a title lookup to find)."""
-    return order is linked

@@ -8,6 +8,7 @@ immutable and every cache it holds is behind a lock."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -15,15 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from kgp.agents.context import OnFirstUse, QuestionVectors, RetrievalConfig, Services
+from kgp.agents.learned import LearnedOrder, learned, shipped_order
 from kgp.agents.methods import Found, Method, Parts
-from kgp.agents.orderings import Evidence, Ranked, by_visit, needs_links
+from kgp.agents.orderings import Evidence, Ranked, by_visit, linked
 from kgp.agents.passages import CachedPassage, PassageCache
 from kgp.agents.results import Retrieval, RetrievedPassage
 from kgp.agents.seeders import Seeder
 from kgp.agents.structural import StructuralItem, by_similarity, detect, resolve
 from kgp.agents.traversal import Score
-from kgp.errors import ConfigurationError, LlmError
-from kgp.ingest.keywords import Link, passage_links
+from kgp.errors import ConfigurationError, LlmError, ModelMissingError
+from kgp.ingest.keywords import passage_links
 from kgp.names import METHODS, ORDERS, SCORERS
 from kgp.settings import DEFAULT_K
 from kgp.stores.base import GraphStore
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
     from kgp.agents.rgnn import RecurrentGnnRetriever
 
 MAX_QUESTION_CHARS = 4000
+log = logging.getLogger(__name__)
+_said: set[str] = set()  # the fallbacks already logged by this process
 Documents = dict[str, dict[str, Any]]  # document id -> its node's properties
 RGNN_NEEDS_CHAT = (
     "rgnn needs a chat model for its sub-questions: set KGP_LLM_BASE_URL and KGP_LLM_MODEL"
@@ -81,6 +85,9 @@ class Retriever:
         self.scorer: Score = SCORERS.load(self.config.scorer)(self.services)
         self.method: Method = METHODS.load(self.config.method)
         self.order: Callable[..., Ranked] = ORDERS.load(self.config.order)
+        self.order_notice = ""
+        if self.order is learned:
+            self.order, self.order_notice = _learned_or_linked()
         self._parts = Parts(
             services=self.services,
             seeder=Seeder(self.services, self.config.seeder),
@@ -139,23 +146,43 @@ class Retriever:
         )
         return found
 
+    def _evidence(
+        self, question: str, found: Found, rows: dict[str, CachedPassage], docs: Documents
+    ) -> Evidence:
+        """What the final order reads of the retrieved passages: their cosines with the
+        question and, for an order that reads documents, the links among them, their texts and
+        their documents' titles (the one document lookup of the question: ``docs``, which the
+        result reuses)."""
+        walk = found.walk
+        query = self.services.embed([question])[0]
+        ids = walk.ids()
+        cosine = {pid: float(np.dot(query, v)) for pid, v in self.passages.vectors(ids).items()}
+        if not (self.order is linked or isinstance(self.order, LearnedOrder)):
+            return Evidence(walk, cosine)  # the other orders read no documents
+        docs.update(self.store.fetch_nodes({rows[pid].doc_id for pid in cosine}))
+        return Evidence(
+            walk,
+            cosine,
+            passage_links({pid: rows[pid] for pid in cosine}, docs),
+            question=question,
+            texts={pid: rows[pid].text for pid in cosine},
+            titles={pid: str(docs.get(rows[pid].doc_id, {}).get("title", "")) for pid in cosine},
+        )
+
     def _ordered(
         self, question: str, found: Found, rows: dict[str, CachedPassage], docs: Documents
     ) -> Ranked:
-        """The retrieved passages in their final order, each with the score that order is by.
-        An order that reads the links among the passages gets their documents' titles into
-        ``docs`` (the one document lookup of the question, which the result reuses)."""
-        walk = found.walk
-        ids = walk.ids()
-        if self.order is by_visit or len(ids) < 2:
-            return by_visit(Evidence(walk, {}))
-        query = self.services.embed([question])[0]
-        cosine = {pid: float(np.dot(query, v)) for pid, v in self.passages.vectors(ids).items()}
-        links: frozenset[Link] = frozenset()
-        if needs_links(self.order):
-            docs.update(self.store.fetch_nodes({rows[pid].doc_id for pid in cosine}))
-            links = passage_links({pid: rows[pid] for pid in cosine}, docs)
-        return self.order(Evidence(walk, cosine, links))
+        """The retrieved passages in their final order, each with the score that order is by."""
+        if self.order is by_visit or len(found.walk.ids()) < 2:
+            return by_visit(Evidence(found.walk, {}))
+        return self.order(self._evidence(question, found, rows, docs))
+
+    def evidence(self, question: str, k: int = DEFAULT_K) -> Evidence:
+        """What the final order reads for ``question`` (what ``kgp train order`` fits on)."""
+        question, _ = clean_question(question)
+        found = self.method(self._parts, question, k)
+        rows = self.passages.get(found.walk.ids(), vectors=False)
+        return self._evidence(question, found, rows, {})
 
     def retrieve(self, question: str, k: int = DEFAULT_K) -> Retrieval:
         if k < 1:
@@ -213,7 +240,7 @@ class Retriever:
                 "total_ms": round(1000 * (done - started), 2),
             },
             steps=found.steps,
-            notices=list(structure.notices),
+            notices=[*([self.order_notice] if self.order_notice else []), *structure.notices],
         )
 
     def _named_passages(
@@ -281,3 +308,15 @@ class Retriever:
                 )
             )
         return out
+
+
+def _learned_or_linked() -> tuple[Callable[..., Ranked], str]:
+    """The shipped learned order, or the linked order with a notice when its model is missing
+    or damaged (logged once per process)."""
+    try:
+        return shipped_order(), ""
+    except ModelMissingError as exc:
+        if str(exc) not in _said:
+            _said.add(str(exc))
+            log.warning("%s", exc)
+        return linked, str(exc)

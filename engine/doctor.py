@@ -60,7 +60,7 @@ def run_checks(
     settings: Settings, *, models: bool = True, tracer: Tracer | None = None
 ) -> list[Check]:
     """The store (reachable, how many nodes), then unless ``models=False`` the graph's encoder,
-    kgp's shipped model (its files against its card) and the device (which loads torch), then
+    kgp's shipped models (files against cards) and the device (which loads torch), then
     the versions of kgp's packages."""
     checks = [_check("store", lambda: _store(settings, tracer))]
     if models:
@@ -68,6 +68,7 @@ def run_checks(
 
         checks.append(_check("encoder", lambda: _encoder(settings, tracer)))
         checks.append(_check("shipped model", _shipped_model))
+        checks.append(_check("order model", lambda: _order_model(settings)))
         checks.append(
             _check(
                 "device", lambda: f"{settings.device.value} -> {resolve_device(settings.device)}"
@@ -110,6 +111,17 @@ def _shipped_model() -> str:
     from kgp.model import shipped_model
 
     return f"{shipped_model(verify=True).describe()}; its files match its card"
+
+
+def _order_model(settings: Settings) -> str:
+    """The final order's shipped weights, checked against their card."""
+    from kgp.model import ORDER_MODEL, shipped_model
+
+    model = shipped_model(verify=True, name=ORDER_MODEL)
+    used = (
+        "the final order" if settings.order == "learned" else f"not used (order {settings.order})"
+    )
+    return f"{model.describe()}; its files match its card; {used}"
 
 
 def _version(package: str) -> str:

@@ -89,10 +89,15 @@ SEEDERS = Registry(
         Entry("gnn", "GNN-Ret's nearest passages", "kgp.agents.seeders:gnn"),
     ],
 )
-# the final order of the K passages: pure functions of an Evidence (walk, cosines, links)
+# the final order of the K passages: functions of an Evidence (walk, cosines, links, texts)
 ORDERS = Registry(
     "order",
     [
+        Entry(
+            "learned",
+            "each passage by the shipped kgp-order model over its signals",
+            "kgp.agents.learned:learned",
+        ),
         Entry(
             "linked",
             "by similarity, passages that name each other's title paired",

@@ -148,7 +148,7 @@ class Settings(BaseSettings):
     # chosen on train/ by tests/bench/retrieval_bench.py (README, Retrieval)
     seeder: str = "hybrid"  # one of kgp.names.SEEDERS
     scorer: str = "tfidf"  # one of kgp.names.SCORERS
-    order: str = "linked"  # one of kgp.names.ORDERS: the final order of the passages
+    order: str = "learned"  # one of kgp.names.ORDERS: the final order of the passages
     # kgp: Algorithm 1; gnn / rgnn: GNN-Ret / RGNN-Ret over the same graph
     method: str = "kgp"  # one of kgp.names.METHODS
 

@@ -11,6 +11,8 @@ pool. Passages are written as the graph stores corpus entries ("title\\ntext").
   the MDR query ``question + passages so far`` (what the ``mdr`` scorer encodes).
 - ``t5``: a seq2seq checkpoint fine-tuned to write the next passage from Listing 1's instruction
   (what the ``t5`` scorer generates).
+- ``order``: the learned final order's weights, fitted on the same shared graph
+  (:mod:`kgp.training.order`).
 - ``gnn``: GNN-Ret's α (and RGNN-Ret's β) fitted with the paper's hinge objective on the shared
   graph of the questions (:mod:`kgp.corpus_graph`, the graph ``kgp eval`` builds).
 
@@ -25,12 +27,14 @@ model card)."""
 from kgp.training.gnn import train_gnn
 from kgp.training.loop import TrainConfig
 from kgp.training.mdr import train_mdr
+from kgp.training.order import OrderReport, train_order
 from kgp.training.pairs import PairSet, build_pairs, load_training_data, passage_text
 from kgp.training.report import GnnReport, TrainReport
 from kgp.training.t5 import train_t5
 
 __all__ = [
     "GnnReport",
+    "OrderReport",
     "PairSet",
     "TrainConfig",
     "TrainReport",
@@ -39,5 +43,6 @@ __all__ = [
     "passage_text",
     "train_gnn",
     "train_mdr",
+    "train_order",
     "train_t5",
 ]
