@@ -1,5 +1,5 @@
-"""Health checks of a kgp installation: the store, the encoder, the shipped model, the device
-and the versions.
+"""Health checks of a kgp installation: the store, the encoder, the shipped model, the device,
+OCR and the versions.
 
 The CLI's ``kgp doctor`` renders them; a server can answer a health request with the same
 :class:`Diagnosis`. Every check runs, even after one fails, and none raises."""
@@ -61,7 +61,8 @@ def run_checks(
 ) -> list[Check]:
     """The store (reachable, how many nodes), then unless ``models=False`` the graph's encoder,
     kgp's shipped models (files against cards) and the device (which loads torch), then
-    the versions of kgp's packages."""
+    whether scanned PDF pages can be read (OCR is optional: its absence is no failure) and the
+    versions of kgp's packages."""
     checks = [_check("store", lambda: _store(settings, tracer))]
     if models:
         from kgp.ingest.encoder import resolve_device
@@ -74,6 +75,7 @@ def run_checks(
                 "device", lambda: f"{settings.device.value} -> {resolve_device(settings.device)}"
             )
         )
+    checks.append(_check("ocr", _ocr))
     versions = ", ".join(f"{name} {_version(name)}" for name in PACKAGES)
     checks.append(Check("versions", True, f"python {platform.python_version()}, {versions}"))
     return checks
@@ -122,6 +124,12 @@ def _order_model(settings: Settings) -> str:
         "the final order" if settings.order == "learned" else f"not used (order {settings.order})"
     )
     return f"{model.describe()}; its files match its card; {used}"
+
+
+def _ocr() -> str:
+    from kgp.ingest.ocr import availability
+
+    return availability()
 
 
 def _version(package: str) -> str:

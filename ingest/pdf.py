@@ -1,7 +1,8 @@
 """PDF reader: text per page in reading order with PyMuPDF, tables with camelot (lattice, then
 stream for borderless tables) rendered as Markdown; a table's words are kept out of its page's
 text so they are not indexed twice, and page numbers and running heads out of every page's
-(:mod:`kgp.ingest.furniture`)."""
+(:mod:`kgp.ingest.furniture`). Pages without a text layer are read by OCR where Tesseract's data
+is installed (:mod:`kgp.ingest.ocr`)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,12 @@ from typing import Any
 from kgp.errors import DocumentError
 from kgp.ingest.document import Page, ReadDocument, Section
 from kgp.ingest.furniture import Line, furniture
+from kgp.ingest.ocr import read_scans, tessdata, unread_reason
 from kgp.ingest.tables import is_caption, markdown_table
 from kgp.ingest.titles import choose_title
 from kgp.stores.model import TableRecord
+
+logger = logging.getLogger(__name__)
 
 # A stream table on a page without ruled tables is kept only when it looks like a table.
 STREAM_MIN_ROWS = 3
@@ -112,12 +116,16 @@ def _lines(doc: Any, layout: Callable[[int], dict[str, Any]]) -> list[Line]:
 
 
 def _page_text(
-    page: Any, layout: Callable[[], dict[str, Any]], boxes: list[Box], skip: list[Box]
+    text: Callable[[str], Any],
+    layout: Callable[[], dict[str, Any]],
+    boxes: list[Box],
+    skip: list[Box],
 ) -> str:
-    """Reading-order text of a page (``layout`` gives its "dict") without the words inside
-    table boxes and without the lines inside the boxes of ``skip`` (its furniture)."""
+    """Reading-order text of a page (``text`` is its ``get_text``, ``layout`` gives its "dict")
+    without the words inside table boxes and without the lines inside the boxes of ``skip`` (its
+    furniture)."""
     if not boxes and not skip:
-        return str(page.get_text("text"))
+        return str(text("text"))
     if not boxes:  # PyMuPDF's text, line by line, less the furniture
         kept = []
         for block in layout().get("blocks", []):
@@ -127,7 +135,7 @@ def _page_text(
         return "".join(kept)
     lines: dict[tuple[int, int], list[str]] = {}
     blocks: dict[int, list[tuple[int, int]]] = {}
-    for word in page.get_text("words"):
+    for word in text("words"):
         if _inside(word, boxes) or _inside(word, skip):
             continue
         key = (word[5], word[6])
@@ -193,6 +201,9 @@ def _title(metadata: dict[str, Any] | None, first: dict[str, Any], path: Path) -
 
 
 class PdfReader:
+    """PDF: a page per page; OCR reads scanned pages, or where Tesseract's data is missing a
+    warning names them (a PDF of nothing else is refused)."""
+
     kind = "pdf"
 
     def read(self, path: Path, data: bytes, *, tables: bool = True) -> ReadDocument:
@@ -220,7 +231,7 @@ class PdfReader:
                     try:
                         found = _camelot_tables(copy, heights)
                     except Exception as exc:  # camelot fails on some damaged pages
-                        logging.getLogger(__name__).warning("%s: tables skipped: %s", path, exc)
+                        logger.warning("%s: tables skipped: %s", path, exc)
                         found = []
             layouts: dict[int, dict[str, Any]] = {}  # each page's "dict", read once
 
@@ -229,22 +240,35 @@ class PdfReader:
                     layouts[number] = doc[number - 1].get_text("dict")
                 return layouts[number]
 
+            folder = tessdata()
+            scans = read_scans(doc, layout, folder)
+            for number, (page, textpage) in scans.read.items():
+                layouts[number] = page.get_text("dict", textpage=textpage)
             skip: dict[int, list[Box]] = {}
             for line in furniture(_lines(doc, layout), doc.page_count):
                 skip.setdefault(line.page, []).append(line.box)
             pages = []
             for number in range(1, doc.page_count + 1):
                 boxes = [t.bbox for t in found if t.record.page == number]
+                page, textpage = scans.read.get(number, (doc[number - 1], None))
                 page_text = _page_text(
-                    doc[number - 1], partial(layout, number), boxes, skip.get(number, [])
+                    partial(page.get_text, textpage=textpage),
+                    partial(layout, number),
+                    boxes,
+                    skip.get(number, []),
                 )
                 pages.append(Page(number, (Section("", page_text),) if page_text.strip() else ()))
             records = tuple(
                 replace(t.record, caption=_caption(layout(t.record.page), t.bbox)) for t in found
             )
             title = _title(doc.metadata, layout(1), path)
+        unread = unread_reason(scans.unread, folder is not None) if scans.unread else ""
         if not any(p.sections for p in pages) and not found:
+            if unread:
+                raise DocumentError(f"{path}: no extractable text: {unread}")
             raise DocumentError(
                 f"{path}: no extractable text (only images?); run OCR on it first (e.g. ocrmypdf)"
             )
+        if unread:
+            logger.warning("%s: %s: not read", path, unread)
         return ReadDocument(title=title, kind=self.kind, pages=tuple(pages), tables=records)

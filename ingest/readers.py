@@ -1,9 +1,12 @@
 """Readers turn a file into pages of text sections and tables (:mod:`kgp.ingest.document`). Add a
-format by registering a ``Reader`` factory for its suffixes with :func:`register`; the PDF reader
-(PyMuPDF, camelot) is imported the first time a PDF is read."""
+format by registering a ``Reader`` factory for its suffixes with :func:`register`; the readers of
+PDF (PyMuPDF, camelot), Word and PowerPoint (:mod:`kgp.ingest.office`), HTML
+(:mod:`kgp.ingest.html`) and spreadsheets (:mod:`kgp.ingest.sheets`) are imported the first time
+a file of theirs is read."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -100,10 +103,19 @@ register((".txt", ".text"), TextReader)
 register((".md", ".markdown"), MarkdownReader)
 
 
-def _pdf_factory() -> Reader:
-    from kgp.ingest.pdf import PdfReader  # pdf imports only kgp.ingest.document: no cycle
+def _lazy(module: str, name: str) -> Callable[[], Reader]:
+    """A factory that imports ``module`` (and its libraries) the first time it makes a reader."""
 
-    return PdfReader()
+    def factory() -> Reader:
+        reader: type[Reader] = getattr(importlib.import_module(module), name)
+        return reader()
+
+    return factory
 
 
-register((".pdf",), _pdf_factory)
+register((".pdf",), _lazy("kgp.ingest.pdf", "PdfReader"))
+register((".docx",), _lazy("kgp.ingest.office", "DocxReader"))
+register((".pptx",), _lazy("kgp.ingest.office", "PptxReader"))
+register((".html", ".htm"), _lazy("kgp.ingest.html", "HtmlReader"))
+register((".csv",), _lazy("kgp.ingest.sheets", "CsvReader"))
+register((".xlsx", ".xlsm"), _lazy("kgp.ingest.sheets", "XlsxReader"))

@@ -21,6 +21,8 @@ from kgp.ingest.readers import supported_suffixes
 from kgp.ingest.report import Skipped, SyncReport
 from kgp.settings import PassageMode, Settings
 
+OFFICE_LOCK = "~$"  # Word, Excel and PowerPoint hold "~$name.docx" beside a file while it is open
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -157,7 +159,7 @@ def file_candidates(
             continue
         rel = path.relative_to(root).as_posix()
         doc_id = id_prefix + path_id(rel)  # what the graph and the report name it by
-        if path.suffix.lower() not in suffixes:
+        if path.suffix.lower() not in suffixes or path.name.startswith(OFFICE_LOCK):
             report.ignored.append(doc_id)
             continue
         try:

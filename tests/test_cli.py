@@ -76,7 +76,8 @@ def test_doctor_ok(data_dir: Path) -> None:
     report = json.loads(done.stdout)
     assert report["ok"] is True
     checks = {c["check"]: c for c in report["checks"]}
-    assert set(checks) == {"store", "encoder", "shipped model", "order model", "device", "versions"}
+    expected = {"store", "encoder", "shipped model", "order model", "device", "ocr", "versions"}
+    assert set(checks) == expected
     assert "kgp-traversal" in checks["shipped model"]["detail"]
     assert "its files match its card" in checks["shipped model"]["detail"]
 

@@ -131,4 +131,4 @@ def test_utf8_bom_and_title(tmp_path: Path) -> None:
 def test_reader_registry() -> None:
     assert reader_for(Path("a.PDF")) is not None
     assert reader_for(Path("a.md")) is not None
-    assert reader_for(Path("a.docx")) is None
+    assert reader_for(Path("a.odt")) is None

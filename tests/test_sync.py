@@ -230,7 +230,7 @@ def test_bad_files_are_reported_and_the_rest_is_synced(tmp_path: Path, graphs: A
     outside.write_text("outside the folder")
     (folder / "link.txt").symlink_to(outside)
     (folder / "big.txt").write_text("word " * (3 * 1024 * 1024 // 5 + 10))
-    (folder / "notes.docx").write_bytes(b"PK")
+    (folder / "notes.odt").write_bytes(b"PK")
     graph = graphs("kb", max_file_mb=2)
     report = graph.sync(folder)
     reasons = {s.path: s.reason for s in report.skipped}
@@ -243,7 +243,7 @@ def test_bad_files_are_reported_and_the_rest_is_synced(tmp_path: Path, graphs: A
     assert "not UTF-8" in reasons["latin1.txt"]
     assert "symlink points outside" in reasons["link.txt"]
     assert "over the 2 MB limit" in reasons["big.txt"]
-    assert report.ignored == ["notes.docx"]
+    assert report.ignored == ["notes.odt"]
     assert report.partial
     tables = graph.store.counts().labels["Table"]
     assert tables == 2  # one ruled table on each of the two pages
