@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from kgp.agents.context import OnFirstUse, QuestionVectors, RetrievalConfig, Services
-from kgp.agents.learned import LearnedOrder, learned, shipped_order
+from kgp.agents.learned import learned, shipped_order
 from kgp.agents.methods import Found, Method, Parts
 from kgp.agents.orderings import Evidence, Ranked, by_visit, linked
 from kgp.agents.passages import CachedPassage, PassageCache
@@ -150,15 +150,12 @@ class Retriever:
         self, question: str, found: Found, rows: dict[str, CachedPassage], docs: Documents
     ) -> Evidence:
         """What the final order reads of the retrieved passages: their cosines with the
-        question and, for an order that reads documents, the links among them, their texts and
-        their documents' titles (the one document lookup of the question: ``docs``, which the
-        result reuses)."""
+        question, the links among them, their texts and their documents' titles (the one
+        document lookup of the question, into ``docs``, which the result reuses)."""
         walk = found.walk
         query = self.services.embed([question])[0]
         ids = walk.ids()
         cosine = {pid: float(np.dot(query, v)) for pid, v in self.passages.vectors(ids).items()}
-        if not (self.order is linked or isinstance(self.order, LearnedOrder)):
-            return Evidence(walk, cosine)  # the other orders read no documents
         docs.update(self.store.fetch_nodes({rows[pid].doc_id for pid in cosine}))
         return Evidence(
             walk,

@@ -1,8 +1,9 @@
 """The ``linked`` order's weight of a passage's own cosine over its partner's (``own``), swept
 in the shared-corpus setting through ``kgp.evaluate`` (the graphs, runners and metrics of
-``kgp eval``): the default retriever (``kgp-tfidf``: hybrid seeds, the tfidf scorer, the
-``linked`` order) is run once per weight on every set. 0 is the pair's score alone (both
-passages of the best pair tie); 1 is each passage's own cosine plus half the link bonus.
+``kgp eval``): the default retriever with the ``linked`` order (``kgp-tfidf:hybrid:linked``:
+hybrid seeds, the tfidf scorer) is run once per weight on every set. 0 is the pair's score
+alone (both passages of the best pair tie); 1 is each passage's own cosine plus half the link
+bonus.
 
     python -m tests.bench.order_bench [--split train] [--weights 0 0.25 0.5 0.75 1]
         [--sets musique hotpotqa 2wiki] [--data-dir DIR]
@@ -28,6 +29,7 @@ from kgp.settings import load_settings
 from tests.bench.retrieval_bench import FILES, QA
 
 LINKED = orderings.linked
+RETRIEVER = "kgp-tfidf:hybrid:linked"
 COLUMNS = ("recall@1", "recall@2", "recall@5", "recall@30", "all@30", "mrr")
 
 
@@ -42,11 +44,11 @@ def sweep(split: str, name: str, weights: list[float], root: Path) -> dict[float
             partial(kgp.open, knn_k=5),
             root,
             settings=load_settings(knn_k=5),
-            retrievers=["kgp-tfidf"],
+            retrievers=[RETRIEVER],
             k=30,
             corpus=QA / corpus if corpus else None,
         )
-        out[weight] = result.summaries()["kgp-tfidf"]
+        out[weight] = result.summaries()[RETRIEVER]
         row = "  ".join(f"{out[weight][c]:5.1f}" for c in COLUMNS)
         print(f"{name:9s} {weight:4.2f}  {row}  p50 {out[weight]['p50_ms']:.1f} ms", flush=True)
     return out
