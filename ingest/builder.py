@@ -78,7 +78,7 @@ def draft(source: Source, read: ReadDocument, settings: Settings) -> Draft:
             for text in split(section.text, settings):
                 pieces.append((page.number, text, section.heading, None))
     for table in read.tables:
-        for text in table_passages(table.markdown, table.caption):
+        for text in table_passages(table.markdown, table.caption, header_rows=table.header_rows):
             pieces.append((table.page, text, "", (table.page, table.index)))
     extractor = KeywordExtractor(count=settings.keywords_per_passage)
     keywords = extractor.extract(

@@ -74,7 +74,9 @@ def add_table(
     index = sum(1 for r in records if r.page == page)
     caption = " ".join(caption.split())
     records.append(
-        TableRecord(page, index, markdown_table(grid), len(cells), len(cells[0]), caption)
+        TableRecord(
+            page, index, markdown_table(grid), len(cells), len(cells[0]), caption, header_rows=1
+        )
     )
 
 

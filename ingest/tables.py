@@ -61,10 +61,13 @@ def _numeric(row: list[str]) -> bool:
     return bool(filled) and sum(any(ch.isdigit() for ch in c) for c in filled) * 2 >= len(filled)
 
 
-def table_passages(markdown: str, caption: str = "", *, budget: int = CHUNK_CHARS) -> list[str]:
-    """The table's rows as passages: each has the caption, the header rows (the leading rows
-    that are not mostly numbers, at most three) and as many data rows as fit ``budget``
-    characters (at least one)."""
+def table_passages(
+    markdown: str, caption: str = "", *, budget: int = CHUNK_CHARS, header_rows: int = 0
+) -> list[str]:
+    """The table's rows as passages: each has the caption, the header rows and as many data
+    rows as fit ``budget`` characters (at least one). The header is ``header_rows`` rows when
+    the reader knows it (Word, PowerPoint, HTML, sheets: their first row), else the leading
+    rows that are not mostly numbers, at most three (a PDF table's grid says nothing of it)."""
     rows = parse_markdown_table(markdown)
     inside = caption_row(rows)
     if inside:
@@ -72,8 +75,8 @@ def table_passages(markdown: str, caption: str = "", *, budget: int = CHUNK_CHAR
         caption = caption or inside
     if not rows:
         return [caption] if caption else []
-    head = 1
-    while head < min(HEADER_ROWS, len(rows) - 1) and not _numeric(rows[head]):
+    head = min(header_rows, len(rows)) or 1
+    while not header_rows and head < min(HEADER_ROWS, len(rows) - 1) and not _numeric(rows[head]):
         head += 1
     header = markdown_table(rows[:head])
     lead = [caption, header] if caption else [header]

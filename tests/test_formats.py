@@ -22,7 +22,7 @@ from kgp.ingest.office import DocxReader, PptxReader
 from kgp.ingest.pdf import PdfReader
 from kgp.ingest.readers import reader_for
 from kgp.ingest.sheets import CsvReader, XlsxReader
-from kgp.ingest.tables import parse_markdown_table
+from kgp.ingest.tables import parse_markdown_table, table_passages
 
 DOCX_SENTENCE = "Maria Lopez leads the dredging crew of the harbour."
 XLSX_VALUE = "875"  # the lighthouse repair's cost, a cell of the Budget sheet
@@ -318,6 +318,24 @@ def test_html_cells_spanning_rows_keep_the_columns_in_place(tmp_path: Path) -> N
         ["Blue", "Wed", ""],
         ["Green", "Thu", "Ben"],
     ]
+
+
+def test_a_sheet_of_words_keeps_its_one_header_row_in_every_row_passage(tmp_path: Path) -> None:
+    """A reader that knows its table's header says so: rows of words after it are data, not
+    more header repeated in every passage (the guess a PDF table gets)."""
+    names = [a + b for a in "ABCDEF" for b in "abcdefghij"]  # words, no digits
+    lines = ["Station,Manager,River"] + [f"Station {n},Manager {n},River {n}" for n in names]
+    path = tmp_path / "people.csv"
+    read = CsvReader().read(path, "\n".join(lines).encode())
+    (table,) = read.tables
+    assert table.header_rows == 1
+    chunks = table_passages(table.markdown, table.caption, header_rows=table.header_rows)
+    assert len(chunks) > 2
+    for chunk in chunks:
+        assert "| Station | Manager | River |" in chunk
+    assert sum("| Station Aa |" in chunk for chunk in chunks) == 1, "the first data row once"
+    guessed = table_passages(table.markdown, table.caption)
+    assert all("| Station Ab |" in chunk for chunk in guessed), "the guess took data as header"
 
 
 # -- bad input ------------------------------------------------------------------------------------

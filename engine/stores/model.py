@@ -66,6 +66,7 @@ class TableRecord:
     rows: int
     cols: int
     caption: str = ""  # the line that names it ("Table 2: Rainfall by station"), if found
+    header_rows: int = 0  # rows of header the reader knows the table has; 0: guess them
 
 
 @dataclass(frozen=True, slots=True)
