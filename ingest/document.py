@@ -30,6 +30,7 @@ class ReadDocument:
     kind: str
     pages: tuple[Page, ...]
     tables: tuple[TableRecord, ...] = field(default=())
+    notices: tuple[str, ...] = field(default=())  # what was read only in part, for the report
 
 
 class Reader(Protocol):

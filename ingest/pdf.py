@@ -23,8 +23,6 @@ from kgp.ingest.tables import is_caption, markdown_table
 from kgp.ingest.titles import choose_title
 from kgp.stores.model import TableRecord
 
-logger = logging.getLogger(__name__)
-
 # A stream table on a page without ruled tables is kept only when it looks like a table.
 STREAM_MIN_ROWS = 3
 STREAM_MIN_COLS = 3
@@ -224,6 +222,7 @@ class PdfReader:
                 raise DocumentError(f"{path}: PDF without pages")
             heights = {n + 1: float(doc[n].rect.height) for n in range(doc.page_count)}
             found: list[FoundTable] = []
+            notices: list[str] = []
             if tables:
                 with tempfile.TemporaryDirectory() as tmp:
                     copy = Path(tmp) / "document.pdf"  # the bytes that were hashed, not the path
@@ -231,7 +230,7 @@ class PdfReader:
                     try:
                         found = _camelot_tables(copy, heights)
                     except Exception as exc:  # camelot fails on some damaged pages
-                        logger.warning("%s: tables skipped: %s", path, exc)
+                        notices.append(f"tables not read: {' '.join(str(exc).split())[:200]}")
                         found = []
             layouts: dict[int, dict[str, Any]] = {}  # each page's "dict", read once
 
@@ -270,5 +269,5 @@ class PdfReader:
                 f"{path}: no extractable text (only images?); run OCR on it first (e.g. ocrmypdf)"
             )
         if unread:
-            logger.warning("%s: %s: not read", path, unread)
-        return ReadDocument(title=title, kind=self.kind, pages=tuple(pages), tables=records)
+            notices.append(f"{unread}: not read")
+        return ReadDocument(title, self.kind, tuple(pages), records, tuple(notices))

@@ -129,6 +129,7 @@ class Reader:
         except DocumentError as exc:
             report.skipped.append(Skipped(cand.path, reason(exc, cand.path)))
             return None
+        report.notices += [f"{cand.path}: {notice}" for notice in read.notices]
         return made, old is not None
 
     def _embedded(

@@ -22,6 +22,7 @@ class SyncReport:
     regrouped: list[str] = field(default_factory=list)  # only their access groups changed
     skipped: list[Skipped] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # "path: what of it was not read"
     passages: int = 0
     linked: int = 0  # older passages that took a new document's passage as a neighbour
     refilled: int = 0  # passages whose neighbours were recomputed after a removal

@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-import logging
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -28,8 +27,6 @@ MAX_ROWS = 10_000  # rows read of one sheet, empty ones included
 MAX_COLUMNS = 100
 SNIFF_CHARS = 64 * 1024  # of a CSV, to find its delimiter and quoting
 _DELIMITERS = ",;\t|"
-
-logger = logging.getLogger(__name__)
 
 
 def cell_text(value: Any) -> str:
@@ -46,23 +43,25 @@ def cell_text(value: Any) -> str:
 
 
 def _sheet(
-    records: list[TableRecord], path: Path, page: int, name: str, rows: Iterable[Sequence[Any]]
+    records: list[TableRecord],
+    notices: list[str],
+    page: int,
+    name: str,
+    rows: Iterable[Sequence[Any]],
 ) -> None:
     """Read up to ``MAX_ROWS`` of ``rows`` into the table of ``page``; a sheet with more rows or
-    columns is cut, with a warning."""
-    where = f"{path}: sheet {name!r}:" if name else f"{path}:"
+    columns is cut, and ``notices`` says so."""
+    where = f"sheet {name!r}:" if name else "the sheet:"
     grid: list[list[str]] = []
     wide = False
     for number, row in enumerate(rows):
         if number == MAX_ROWS:
-            logger.warning("%s more than %s rows; only the first were read", where, f"{MAX_ROWS:,}")
+            notices.append(f"{where} more than {MAX_ROWS:,} rows; only the first were read")
             break
         wide = wide or any(value not in (None, "") for value in row[MAX_COLUMNS:])
         grid.append([cell_text(value) for value in row[:MAX_COLUMNS]])
     if wide:
-        logger.warning(
-            "%s more than %s columns; only the first were read", where, f"{MAX_COLUMNS:,}"
-        )
+        notices.append(f"{where} more than {MAX_COLUMNS:,} columns; only the first were read")
     add_table(records, page, grid, caption=name)
 
 
@@ -85,12 +84,13 @@ class CsvReader:
             raise DocumentError(f"{path}: binary data (NUL bytes), not CSV text")
         stream = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
         records: list[TableRecord] = []
+        notices: list[str] = []
         reader = None
         try:
             dialect = _csv_dialect(stream.read(SNIFF_CHARS))
             stream.seek(0)
             reader = csv.reader(stream, dialect)
-            _sheet(records, path, 1, "", reader)
+            _sheet(records, notices, 1, "", reader)
         except UnicodeDecodeError:
             near = f" (near line {reader.line_num + 1})" if reader is not None else ""
             raise DocumentError(
@@ -100,9 +100,8 @@ class CsvReader:
             raise DocumentError(f"{path}: not readable CSV ({exc}); check its quoting") from None
         if not records:
             raise DocumentError(f"{path}: empty document (no cells)")
-        return ReadDocument(
-            title=path.stem, kind=self.kind, pages=(Page(1, ()),), tables=tuple(records)
-        )
+        page = (Page(1, ()),)
+        return ReadDocument(path.stem, self.kind, page, tuple(records), tuple(notices))
 
 
 class XlsxReader:
@@ -114,6 +113,7 @@ class XlsxReader:
         import openpyxl
 
         records: list[TableRecord] = []
+        notices: list[str] = []
         try:
             with warnings.catch_warnings():  # openpyxl warns of every extension it skips
                 warnings.simplefilter("ignore")
@@ -122,7 +122,7 @@ class XlsxReader:
                 sheets = list(book.worksheets)
                 for number, sheet in enumerate(sheets, start=1):
                     rows = sheet.iter_rows(max_col=MAX_COLUMNS + 1, values_only=True)
-                    _sheet(records, path, number, str(sheet.title), rows)
+                    _sheet(records, notices, number, str(sheet.title), rows)
                 core_title = book.properties.title or ""
             finally:
                 book.close()
@@ -132,4 +132,4 @@ class XlsxReader:
             raise DocumentError(f"{path}: empty workbook (no cells)")
         pages = tuple(Page(number, ()) for number in range(1, len(sheets) + 1))
         title = pick_title([core_title], path.stem)
-        return ReadDocument(title=title, kind=self.kind, pages=pages, tables=tuple(records))
+        return ReadDocument(title, self.kind, pages, tuple(records), tuple(notices))

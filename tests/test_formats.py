@@ -5,7 +5,6 @@ where a question finds a spreadsheet's cell and a Word document's sentence."""
 from __future__ import annotations
 
 import io
-import logging
 import os
 import zipfile
 from pathlib import Path
@@ -259,16 +258,13 @@ def test_csv_with_bom_and_semicolons(tmp_path: Path) -> None:
     ]
 
 
-def test_a_large_sheet_is_cut_and_says_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_large_sheet_is_cut_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sheets, "MAX_ROWS", 50)
     path = tmp_path / "big.csv"
     path.write_text("n,square\n" + "".join(f"{i},{i * i}\n" for i in range(200)))
-    with caplog.at_level(logging.WARNING):
-        doc = CsvReader().read(path, path.read_bytes())
+    doc = CsvReader().read(path, path.read_bytes())
     assert doc.tables[0].rows == 50
-    assert f"{path}: more than 50 rows; only the first were read" in caplog.messages
+    assert doc.notices == ("the sheet: more than 50 rows; only the first were read",)
 
 
 def test_html_main_content_headings_and_table(tmp_path: Path) -> None:
@@ -404,7 +400,7 @@ def test_ocr_reads_a_scanned_page(tmp_path: Path) -> None:
 
 
 def test_without_tesseract_scanned_pages_are_named(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, encoder: Encoder
 ) -> None:
     monkeypatch.setattr(pdf, "tessdata", lambda: None)  # as where it is not installed
     monkeypatch.setattr(ocr, "tessdata", lambda: None)
@@ -412,15 +408,19 @@ def test_without_tesseract_scanned_pages_are_named(
         "not available: scanned PDF pages are skipped; "
         "add it with: apt-get install tesseract-ocr tesseract-ocr-eng"
     )
-    path = tmp_path / "mixed.pdf"
-    with caplog.at_level(logging.WARNING):
-        doc = PdfReader().read(path, scanned_pdf(["Page one.", None, None]), tables=False)
+    path = tmp_path / "docs" / "mixed.pdf"
+    path.parent.mkdir()
+    path.write_bytes(scanned_pdf(["Page one.", None, None]))
+    doc = PdfReader().read(path, path.read_bytes(), tables=False)
     assert [bool(p.sections) for p in doc.pages] == [True, False, False]
-    (warning,) = [m for m in caplog.messages if str(path) in m]
-    assert warning == (
-        f"{path}: pages 2-3 are scanned images and OCR is not available; "
+    unread = (
+        "pages 2-3 are scanned images and OCR is not available; "
         "add it with: apt-get install tesseract-ocr tesseract-ocr-eng: not read"
     )
+    assert doc.notices == (unread,)
+    with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder) as kg:
+        report = kg.sync(path.parent)
+    assert report.added == ["mixed.pdf"] and report.notices == [f"mixed.pdf: {unread}"]
     with pytest.raises(DocumentError, match="no extractable text: page 1 is a scanned image and"):
         PdfReader().read(tmp_path / "scan.pdf", scanned_pdf([None]), tables=False)
 

@@ -114,6 +114,8 @@ def _print_report(report: SyncReport, out: Console) -> None:
     )
     for item in report.skipped:
         out.print(f"  skipped {item.path}: {item.reason}", highlight=False, markup=False)
+    for notice in report.notices:
+        out.print(f"  read in part {notice}", highlight=False, markup=False)
 
 
 def _sync_with_progress(
