@@ -200,6 +200,35 @@ def train_t5_command(
     )
 
 
+def _fit_on_graph(
+    ctx: typer.Context,
+    fit: Callable[..., Any],
+    data: list[Path],
+    output: Path,
+    corpus: list[Path] | None,
+    overwrite: bool,
+    **options: Any,
+) -> Any:
+    """``fit`` (train_gnn, train_order) on the shared graph of ``data`` under the data
+    directory, with progress on stderr unless quiet; its report."""
+    state: Context = ctx.obj
+    try:
+        settings = state.settings()
+        return fit(
+            data,
+            state.open_with,
+            settings.data_dir,
+            output,
+            settings=settings,
+            corpora=corpus or [],
+            overwrite=overwrite,
+            progress=(lambda _: None) if state.quiet else (lambda m: err.print(m, highlight=False)),
+            **options,
+        )
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+
+
 @train_app.command("order")
 def train_order_command(
     ctx: typer.Context,
@@ -217,22 +246,7 @@ def train_order_command(
     """
     from kgp.training import train_order
 
-    state: Context = ctx.obj
-    try:
-        settings = state.settings()
-        report = train_order(
-            data,
-            state.open_with,
-            settings.data_dir,
-            output,
-            settings=settings,
-            corpora=corpus or [],
-            k=k,
-            overwrite=overwrite,
-            progress=(lambda _: None) if state.quiet else (lambda m: err.print(m, highlight=False)),
-        )
-    except KgpError as exc:
-        raise fail(str(exc)) from None
+    report = _fit_on_graph(ctx, train_order, data, output, corpus, overwrite, k=k)
     for dataset, orders in report.figures.items():
         before, after = orders["linked"], orders["learned"]
         print(
@@ -261,24 +275,17 @@ def train_gnn_command(
     """
     from kgp.training import train_gnn
 
-    state: Context = ctx.obj
-    try:
-        settings = state.settings()
-        report = train_gnn(
-            data,
-            state.open_with,
-            settings.data_dir,
-            output,
-            settings=settings,
-            corpora=corpus or [],
-            top_k=top_k,
-            competitors=competitors,
-            margin=margin,
-            overwrite=overwrite,
-            progress=(lambda _: None) if state.quiet else (lambda m: err.print(m, highlight=False)),
-        )
-    except KgpError as exc:
-        raise fail(str(exc)) from None
+    report = _fit_on_graph(
+        ctx,
+        train_gnn,
+        data,
+        output,
+        corpus,
+        overwrite,
+        top_k=top_k,
+        competitors=competitors,
+        margin=margin,
+    )
     print(
         f"saved {output} (alpha {report.alpha}, beta {report.beta} from "
         f"{report.beta_questions} questions with sub-questions; {report.questions} "

@@ -10,9 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kgp.errors import ConfigurationError, TrainingError
-from kgp.qa import QaItem, load_corpus, load_qa
 from kgp.training.loop import Progress, print_to_stderr
+from kgp.training.questions import training_graph
 from kgp.training.report import GnnReport
 
 
@@ -34,23 +33,19 @@ def train_gnn(
     ``kgp eval`` builds it) with the hinge objective; write the parameters to ``output``."""
     from kgp.agents.gnn import GnnParams, GnnRetriever
     from kgp.agents.gnn_fit import fit, fit_beta, sample_for
-    from kgp.corpus_graph import graph_key, shared_target
 
-    if output.exists() and not overwrite:
-        raise ConfigurationError(f"{output} exists; choose another --output or pass --overwrite")
-    items: list[QaItem] = []
-    for path in paths:
-        loaded = load_qa(path)
-        if any(item.supports for item in loaded):
-            raise ConfigurationError(f"{path}: training needs MuSiQue, HotpotQA or 2Wiki questions")
-        items += [item for item in loaded if item.gold]
-    if not items:
-        raise TrainingError("no training questions with gold passages")
     started = time.perf_counter()
-    extra = [p for corpus in corpora for p in load_corpus(corpus)]
-    name = "train-" + "-".join(Path(p).stem for p in paths)[:40]
-    progress(f"gnn: the graph of {len(items)} questions (built once under {root / 'eval'})")
-    target = shared_target(factory, root, items, name, extra, graph_key(settings))
+    target, _ = training_graph(
+        "gnn",
+        paths,
+        factory,
+        root,
+        output,
+        settings=settings,
+        corpora=corpora,
+        overwrite=overwrite,
+        progress=progress,
+    )
     try:
         start = GnnParams(top_k=top_k)
         gnn = GnnRetriever(target.kg.store, target.kg.encoder.encode, start)

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from kgp.errors import ConfigurationError, TrainingError
-from kgp.qa import QaItem, load_corpus, load_qa
+from kgp.errors import TrainingError
 from kgp.training.loop import Progress, print_to_stderr
+from kgp.training.questions import training_graph
 
 if TYPE_CHECKING:
     from kgp.agents.learned import LearnedOrder
@@ -66,29 +66,23 @@ def train_order(
 ) -> OrderReport:
     """Fit the learned order's weights on ``paths`` and write them to the folder ``output``."""
     from kgp.agents.learned import features
-    from kgp.corpus_graph import graph_key, shared_target
 
-    if output.exists() and not overwrite:
-        raise ConfigurationError(f"{output} exists; choose another --output or pass --overwrite")
-    items: list[tuple[str, QaItem]] = []
-    for path in paths:
-        loaded = load_qa(path)
-        if any(item.supports for item in loaded):
-            raise ConfigurationError(f"{path}: training needs MuSiQue, HotpotQA or 2Wiki questions")
-        items += [(Path(path).stem, item) for item in loaded if item.gold]
-    if not items:
-        raise TrainingError("no training questions with gold passages")
     started = time.perf_counter()
-    extra = [p for corpus in corpora for p in load_corpus(corpus)]
-    name = "train-" + "-".join(Path(p).stem for p in paths)[:40]
-    progress(f"order: the graph of {len(items)} questions (built once under {root / 'eval'})")
-    target = shared_target(
-        factory, root, [item for _, item in items], name, extra, graph_key(settings)
+    target, sources = training_graph(
+        "order",
+        paths,
+        factory,
+        root,
+        output,
+        settings=settings,
+        corpora=corpora,
+        overwrite=overwrite,
+        progress=progress,
     )
     examples: list[Example] = []
     try:
         retriever = target.kg.retriever(scorer="tfidf", order="linked")
-        for n, ((dataset, _), case) in enumerate(zip(items, target.cases, strict=True), 1):
+        for n, (dataset, case) in enumerate(zip(sources, target.cases, strict=True), 1):
             ids, matrix = features(retriever.evidence(case.item.question, k))
             unit_of = tuple(
                 next((u for u, unit in enumerate(case.gold) if pid in unit), -1) for pid in ids
@@ -96,7 +90,7 @@ def train_order(
             gold = np.asarray([float(u >= 0) for u in unit_of])
             examples.append(Example(dataset, matrix, gold, len(case.gold), unit_of))
             if n % 100 == 0:
-                progress(f"order: {n} of {len(items)} questions retrieved")
+                progress(f"order: {n} of {len(sources)} questions retrieved")
     finally:
         target.kg.close()
     order = fit(examples)
