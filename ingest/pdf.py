@@ -29,6 +29,9 @@ STREAM_MIN_COLS = 3
 STREAM_MIN_ACCURACY = 90.0
 STREAM_MAX_WHITESPACE = 40.0
 STREAM_MAX_MEAN_CELL = 20.0
+# a ruled table whose cells hold more lines than this on average has merged rows (ICDAR 2013:
+# 3.75 to 34 in the merged tables, at most 2.5 in the others; docs/benchmarks.md, Tables)
+MERGED_LINES_PER_CELL = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +48,13 @@ def _camelot_tables(path: Path, heights: dict[int, float]) -> list[FoundTable]:
     logging.getLogger("camelot").setLevel(logging.ERROR)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        lattice = list(camelot.read_pdf(str(path), pages=pages, flavor="lattice"))
-        ruled_pages = {int(t.page) for t in lattice}
+        ruled = list(camelot.read_pdf(str(path), pages=pages, flavor="lattice"))
+        ruled_pages = {int(t.page) for t in ruled}
         rest = [n for n in sorted(heights) if n not in ruled_pages]
-        stream: list[Any] = []
+        stream: list[tuple[Any, list[list[str]]]] = []
         if rest:
             stream = [
-                t
+                (t, t.df.values.tolist())
                 for t in camelot.read_pdf(
                     str(path), pages=",".join(map(str, rest)), flavor="stream"
                 )
@@ -61,12 +64,12 @@ def _camelot_tables(path: Path, heights: dict[int, float]) -> list[FoundTable]:
                 and t.parsing_report.get("whitespace", 100) <= STREAM_MAX_WHITESPACE
                 and _tabular(t.df.values.tolist())
             ]
+        lattice = [(table, _unmerged(path, table)) for table in ruled]
     per_page: dict[int, int] = {}
-    for table in sorted(lattice + stream, key=lambda t: (int(t.page), -t._bbox[3])):
+    for table, cells in sorted(lattice + stream, key=lambda t: (int(t[0].page), -t[0]._bbox[3])):
         page = int(table.page)
         index = per_page.get(page, 0)
         per_page[page] = index + 1
-        cells = table.df.values.tolist()
         x0, y0, x1, y1 = table._bbox  # PDF coordinates: origin bottom-left
         height = heights[page]
         found.append(
@@ -78,6 +81,25 @@ def _camelot_tables(path: Path, heights: dict[int, float]) -> list[FoundTable]:
             )
         )
     return found
+
+
+def _unmerged(path: Path, table: Any) -> list[list[str]]:
+    """A ruled table's cells; when they look merged (one column, or more than
+    ``MERGED_LINES_PER_CELL`` lines a cell: rules between rows or columns that lattice did not
+    see), its area read again by whitespace (stream), if that finds columns. Its box stays the
+    ruled one."""
+    cells: list[list[str]] = table.df.values.tolist()
+    filled = [str(c) for row in cells for c in row if str(c).strip()]
+    lines = sum(c.count("\n") + 1 for c in filled) / max(1, len(filled))
+    if table.shape[1] > 1 and lines <= MERGED_LINES_PER_CELL:
+        return cells
+    import camelot
+
+    x0, y0, x1, y1 = table._bbox
+    area = f"{x0 - 2},{y1 + 2},{x1 + 2},{y0 - 2}"  # left, top, right, bottom; a little margin
+    again = camelot.read_pdf(str(path), pages=str(table.page), flavor="stream", table_areas=[area])
+    better: list[list[list[str]]] = [t.df.values.tolist() for t in again if t.shape[1] > 1]
+    return better[0] if better else cells
 
 
 def _tabular(cells: list[list[str]]) -> bool:
