@@ -19,7 +19,7 @@ from kgp.errors import DocumentError
 from kgp.ingest.document import Page, ReadDocument, Section
 from kgp.ingest.furniture import Line, furniture
 from kgp.ingest.ocr import read_scans, tessdata, unread_reason
-from kgp.ingest.tables import is_caption, markdown_table
+from kgp.ingest.tables import continued, is_caption, markdown_table
 from kgp.ingest.titles import choose_title
 from kgp.stores.model import TableRecord
 
@@ -32,6 +32,7 @@ STREAM_MAX_MEAN_CELL = 20.0
 # a ruled table whose cells hold more lines than this on average has merged rows (ICDAR 2013:
 # 3.75 to 34 in the merged tables, at most 2.5 in the others; docs/benchmarks.md, Tables)
 MERGED_LINES_PER_CELL = 3.0
+CONTINUED_EDGE = 0.6  # a table that ends below 60 % of its page may go on at the top of the next
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +82,22 @@ def _camelot_tables(path: Path, heights: dict[int, float]) -> list[FoundTable]:
             )
         )
     return found
+
+
+def _carry_headers(
+    records: list[TableRecord], boxes: list[Box], heights: dict[int, float]
+) -> tuple[TableRecord, ...]:
+    """Tables that go on over a page break get their header back on the next page: a page's
+    first table, near its top, continues the previous page's last table, near its bottom
+    (:func:`kgp.ingest.tables.continued` says whether it does)."""
+    out = list(records)
+    for n in range(1, len(out)):
+        before, table = out[n - 1], out[n]
+        ends_low = boxes[n - 1][3] > CONTINUED_EDGE * heights[before.page]
+        starts_high = boxes[n][1] < (1 - CONTINUED_EDGE) * heights[table.page]
+        if table.index == 0 and ends_low and starts_high:
+            out[n] = continued(before, table) or table
+    return tuple(out)
 
 
 def _unmerged(path: Path, table: Any) -> list[list[str]]:
@@ -279,8 +296,10 @@ class PdfReader:
                     skip.get(number, []),
                 )
                 pages.append(Page(number, (Section("", page_text),) if page_text.strip() else ()))
-            records = tuple(
-                replace(t.record, caption=_caption(layout(t.record.page), t.bbox)) for t in found
+            records = _carry_headers(
+                [replace(t.record, caption=_caption(layout(t.record.page), t.bbox)) for t in found],
+                [t.bbox for t in found],
+                heights,
             )
             title = _title(doc.metadata, layout(1), path)
         unread = unread_reason(scans.unread, folder is not None) if scans.unread else ""

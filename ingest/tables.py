@@ -9,6 +9,9 @@ matches every question. Pure functions."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+
+from kgp.stores.model import TableRecord
 
 CHUNK_CHARS = 600  # about the text of a passage the encoder sees whole
 HEADER_ROWS = 3  # at most this many leading rows are taken as the header
@@ -61,6 +64,29 @@ def _numeric(row: list[str]) -> bool:
     return bool(filled) and sum(any(ch.isdigit() for ch in c) for c in filled) * 2 >= len(filled)
 
 
+def header_count(rows: list[list[str]]) -> int:
+    """How many leading rows of a grid are its header when no reader said: the first, and those
+    after it that are not mostly numbers, at most ``HEADER_ROWS`` (one row is left for data)."""
+    head = 1
+    while head < min(HEADER_ROWS, len(rows) - 1) and not _numeric(rows[head]):
+        head += 1
+    return head
+
+
+def continued(previous: TableRecord, table: TableRecord) -> TableRecord | None:
+    """``table`` with ``previous``'s header rows put back on top, when it reads as the rest of
+    ``previous`` on the next page that lost its header there: the same columns and a first row
+    that is data (mostly numbers), not a header row of ``previous`` printed again. Else None."""
+    above, rows = parse_markdown_table(previous.markdown), parse_markdown_table(table.markdown)
+    if not above or not rows or previous.cols != table.cols or table.page != previous.page + 1:
+        return None
+    header = above[: previous.header_rows or header_count(above)]
+    if rows[0] in header or not _numeric(rows[0]):
+        return None
+    grid = header + rows
+    return replace(table, markdown=markdown_table(grid), rows=len(grid), header_rows=len(header))
+
+
 def table_passages(
     markdown: str, caption: str = "", *, budget: int = CHUNK_CHARS, header_rows: int = 0
 ) -> list[str]:
@@ -75,9 +101,7 @@ def table_passages(
         caption = caption or inside
     if not rows:
         return [caption] if caption else []
-    head = min(header_rows, len(rows)) or 1
-    while not header_rows and head < min(HEADER_ROWS, len(rows) - 1) and not _numeric(rows[head]):
-        head += 1
+    head = min(header_rows, len(rows)) or header_count(rows)
     header = markdown_table(rows[:head])
     lead = [caption, header] if caption else [header]
     body = rows[head:]

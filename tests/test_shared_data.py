@@ -137,3 +137,17 @@ def test_tables_do_not_drown_prose(pdf_graph: Any) -> None:
     wide = {"health.pdf", "budget.pdf", "nics-background-checks-2015-11.pdf"}
     assert not [p for p in result.passages if p.document["path"] in wide]
     assert result.passages[0].document["path"] == "examples/stations.md"
+
+
+def test_a_table_over_many_pages_keeps_its_header_on_each() -> None:
+    from kgp.ingest.pdf import PdfReader
+    from kgp.ingest.tables import parse_markdown_table
+
+    path = PDFS / "WARN-Report-for-7-1-2015-to-03-25-2016.pdf"
+    tables = PdfReader().read(path, path.read_bytes()).tables
+    header = parse_markdown_table(tables[0].markdown)[0]
+    assert header[:2] == ["Notice Date", "Effective"]
+    listing = [t for t in tables if t.cols == tables[0].cols]  # its last page sums up by month
+    assert len(listing) > 10
+    for table in listing[1:]:
+        assert parse_markdown_table(table.markdown)[0] == header, f"page {table.page}"
