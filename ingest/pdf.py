@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -29,6 +29,8 @@ STREAM_MIN_COLS = 3
 STREAM_MIN_ACCURACY = 90.0
 STREAM_MAX_WHITESPACE = 40.0
 STREAM_MAX_MEAN_CELL = 20.0
+CAPTIONED_MIN_ACCURACY = 80.0  # on a page that prints "Table ..."
+CAPTIONED_MAX_WHITESPACE = 65.0
 # a ruled table whose cells hold more lines than this on average has merged rows (ICDAR 2013:
 # 3.75 to 34 in the merged tables, at most 2.5 in the others; docs/benchmarks.md, Tables)
 MERGED_LINES_PER_CELL = 3.0
@@ -41,7 +43,12 @@ class FoundTable:
     bbox: tuple[float, float, float, float]  # x0, top, x1, bottom in PyMuPDF page coordinates
 
 
-def _camelot_tables(path: Path, heights: dict[int, float]) -> list[FoundTable]:
+def _camelot_tables(
+    path: Path, heights: dict[int, float], captioned: Collection[int] = ()
+) -> list[FoundTable]:
+    """Ruled tables (lattice; one whose cells look merged read again by stream), then on pages
+    without them whitespace tables (stream) that are aligned enough (more loosely on the
+    ``captioned`` pages, which print a "Table ..." line) and look tabular."""
     import camelot
 
     found: list[FoundTable] = []
@@ -61,8 +68,7 @@ def _camelot_tables(path: Path, heights: dict[int, float]) -> list[FoundTable]:
                 )
                 if t.shape[0] >= STREAM_MIN_ROWS
                 and t.shape[1] >= STREAM_MIN_COLS
-                and t.parsing_report.get("accuracy", 0) >= STREAM_MIN_ACCURACY
-                and t.parsing_report.get("whitespace", 100) <= STREAM_MAX_WHITESPACE
+                and _clean_stream(t, int(t.page) in captioned)
                 and _tabular(t.df.values.tolist())
             ]
         lattice = [(table, _unmerged(path, table)) for table in ruled]
@@ -98,6 +104,16 @@ def _carry_headers(
         if table.index == 0 and ends_low and starts_high:
             out[n] = continued(before, table) or table
     return tuple(out)
+
+
+def _clean_stream(table: Any, captioned: bool) -> bool:
+    """Whether a whitespace (stream) table is aligned enough to be one: camelot's accuracy and
+    whitespace within limits, looser on a page that prints a table caption."""
+    accuracy = float(table.parsing_report.get("accuracy", 0))
+    whitespace = float(table.parsing_report.get("whitespace", 100))
+    if captioned:
+        return accuracy >= CAPTIONED_MIN_ACCURACY and whitespace <= CAPTIONED_MAX_WHITESPACE
+    return accuracy >= STREAM_MIN_ACCURACY and whitespace <= STREAM_MAX_WHITESPACE
 
 
 def _unmerged(path: Path, table: Any) -> list[list[str]]:
@@ -186,6 +202,15 @@ def _page_text(
 CAPTION_GAP = 48.0  # points between a caption line and the table it names, above or below
 
 
+def _prints_caption(layout: dict[str, Any]) -> bool:
+    """Whether a page (its "dict") has a line that reads as a table caption."""
+    return any(
+        is_caption("".join(s["text"] for s in line["spans"]))
+        for block in layout.get("blocks", [])
+        for line in block.get("lines", [])
+    )
+
+
 def _caption(layout: dict[str, Any], box: Box) -> str:
     """The caption printed just above (or else just below) a table ("Table 2: ..."), from its
     page's "dict"."""
@@ -262,15 +287,6 @@ class PdfReader:
             heights = {n + 1: float(doc[n].rect.height) for n in range(doc.page_count)}
             found: list[FoundTable] = []
             notices: list[str] = []
-            if tables:
-                with tempfile.TemporaryDirectory() as tmp:
-                    copy = Path(tmp) / "document.pdf"  # the bytes that were hashed, not the path
-                    copy.write_bytes(data)
-                    try:
-                        found = _camelot_tables(copy, heights)
-                    except Exception as exc:  # camelot fails on some damaged pages
-                        notices.append(f"tables not read: {' '.join(str(exc).split())[:200]}")
-                        found = []
             layouts: dict[int, dict[str, Any]] = {}  # each page's "dict", read once
 
             def layout(number: int) -> dict[str, Any]:
@@ -278,6 +294,16 @@ class PdfReader:
                     layouts[number] = doc[number - 1].get_text("dict")
                 return layouts[number]
 
+            if tables:
+                captioned = {n for n in heights if _prints_caption(layout(n))}
+                with tempfile.TemporaryDirectory() as tmp:
+                    copy = Path(tmp) / "document.pdf"  # the bytes that were hashed, not the path
+                    copy.write_bytes(data)
+                    try:
+                        found = _camelot_tables(copy, heights, captioned)
+                    except Exception as exc:  # camelot fails on some damaged pages
+                        notices.append(f"tables not read: {' '.join(str(exc).split())[:200]}")
+                        found = []
             folder = tessdata()
             scans = read_scans(doc, layout, folder)
             for number, (page, textpage) in scans.read.items():
