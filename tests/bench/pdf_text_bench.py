@@ -5,7 +5,8 @@ ICDAR folder), tables aside: each page's text cut into sentences as ingest cuts 
 
 Printed: the time to read them all (best of 3), sentences and words, sentences that are a bare
 page number, short sentences repeated 3 or more times in their document (running heads), and
-sentences that end at an initial or a common abbreviation (a sentence cut in two); with
+sentences that end at an initial or a common abbreviation (a sentence cut in two), and short
+lines alone that end no sentence (headings, which join the sentence under them); with
 ``--titles``, each PDF's title, to be read one by one. The last line is one JSON object.
 """
 
@@ -24,6 +25,7 @@ from kgp.ingest.pdf import PdfReader
 from kgp.ingest.text import sentences
 
 PDFS = Path(__file__).resolve().parents[3] / "shared" / "data" / "pdfs"
+ENDS = re.compile(r"[.!?:;][\"'”’)\]]*$")  # a sentence's end
 PAGE_NUMBER = re.compile(
     r"[-–—(\[]?\s*(?:page|p\.|pg\.?)?\s*(?:\d{1,4}|[ivx]{1,6})"
     r"(?:\s*(?:of|/|[-–])\s*\d{1,4})?\s*[-–—)\]]?",
@@ -69,6 +71,7 @@ def main() -> None:
             len(s) < 120 and shapes[re.sub(r"\d+", "#", s.lower())] >= 3 for s in cut
         )
         figures["cut_at_abbreviation"] += sum(bool(CUT.search(s)) for s in cut)
+        figures["lone_lines"] += sum(len(s) <= 120 and not ENDS.search(s) for s in cut)
         if args.titles:
             print(f"{path.name:40s} {document.title!r}")
     summary = {**figures, "read_s": round(min(seconds), 2)}
@@ -77,7 +80,8 @@ def main() -> None:
         f"{summary['sentences']} sentences, {summary['words']} words, "
         f"{summary['bare_page_numbers']} bare page numbers, "
         f"{summary['repeated_short']} short sentences repeated 3+ times in their document, "
-        f"{summary['cut_at_abbreviation']} ending at an initial or abbreviation"
+        f"{summary['cut_at_abbreviation']} ending at an initial or abbreviation, "
+        f"{summary['lone_lines']} short lines alone that end no sentence (headings)"
     )
     print(json.dumps(summary))
 
