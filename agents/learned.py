@@ -17,12 +17,12 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from kgp.agents.orderings import LINK_BONUS, Evidence, Ranked
+from kgp.agents.orderings import Evidence, Ranked, pair_scores, partners
 from kgp.errors import ModelMissingError
 from kgp.text import STOPWORDS, stems, terms, words
 
@@ -114,22 +114,20 @@ def features(found: Evidence) -> tuple[list[str], np.ndarray]:
     ids = [pid for pid in found.walk.ids() if pid in cosine]
     if not ids:
         return [], np.zeros((0, len(FEATURES)))
-    partners = _partners(found.links, cosine)
-    best = sorted(ids, key=lambda pid: -cosine[pid])[:2]
-    top = cosine[best[0]]
+    linked_to = partners(found)
+    pairs = pair_scores(found)
+    top = max(cosine[pid] for pid in ids)
     coverage = _term_coverage(found.question, {pid: found.texts.get(pid, "") for pid in ids})
     asked = set(words(found.question))
     named = {pid: _title_named(found.titles.get(pid, ""), asked) for pid in ids}
     rows = []
     for pid in ids:
-        mine, others = cosine[pid], partners.get(pid, ())
-        alone = [mine + cosine[o] for o in best if o != pid][:1]
-        joined = [mine + cosine[o] + LINK_BONUS for o in others]
+        others = linked_to.get(pid, ())
         rows.append(
             [
-                mine,
-                mine - top,
-                max([*alone, *joined], default=2 * mine) / 2,
+                cosine[pid],
+                cosine[pid] - top,
+                pairs[pid],
                 float(bool(others)),
                 max((cosine[o] for o in others), default=0.0),
                 coverage[pid],
@@ -141,17 +139,6 @@ def features(found: Evidence) -> tuple[list[str], np.ndarray]:
             ]
         )
     return ids, np.asarray(rows, dtype=np.float64)
-
-
-def _partners(
-    links: Iterable[tuple[str, str]], cosine: Mapping[str, float]
-) -> dict[str, list[str]]:
-    found: dict[str, set[str]] = {}
-    for a, b in links:
-        if a in cosine and b in cosine:
-            found.setdefault(a, set()).add(b)
-            found.setdefault(b, set()).add(a)
-    return {pid: sorted(others) for pid, others in found.items()}
 
 
 def _term_coverage(question: str, texts: Mapping[str, str]) -> dict[str, float]:

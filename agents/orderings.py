@@ -48,24 +48,37 @@ def linked(found: Evidence, bonus: float = LINK_BONUS, own: float = 0.0) -> Rank
     (docs/benchmarks.md, "The linked order's own weight"). Ties go to the passage more similar
     to the question; passages without a vector go last."""
     cosine = found.cosine
-    scored = [pid for pid in found.walk.ids() if pid in cosine]
-    partners: dict[str, list[str]] = {}
+    keys = pair_scores(found, bonus, own)
+    order = sorted(keys, key=lambda pid: (-keys[pid], -cosine[pid], pid))
+    rest = [pid for pid in found.walk.ids() if pid not in cosine]
+    return [(pid, keys[pid]) for pid in order] + [(pid, 0.0) for pid in rest]
+
+
+def partners(found: Evidence) -> dict[str, list[str]]:
+    """Each passage with a cosine and the others with one that it links to either way."""
+    cosine = found.cosine
+    out: dict[str, set[str]] = {}
     for a, b in found.links:
         if a in cosine and b in cosine:
-            partners.setdefault(a, []).append(b)
-            partners.setdefault(b, []).append(a)
+            out.setdefault(a, set()).add(b)
+            out.setdefault(b, set()).add(a)
+    return {pid: sorted(others) for pid, others in out.items()}
+
+
+def pair_scores(found: Evidence, bonus: float = LINK_BONUS, own: float = 0.0) -> dict[str, float]:
+    """:func:`linked`'s score of every passage with a cosine, in visiting order."""
+    cosine = found.cosine
+    scored = [pid for pid in found.walk.ids() if pid in cosine]
+    linked_to = partners(found)
     best = sorted(scored, key=lambda pid: -cosine[pid])[:2]
 
     def pair(pid: str) -> float:
         mine = (1 + own) * cosine[pid]
         alone = [mine + (1 - own) * cosine[o] for o in best if o != pid][:1]
-        joined = [mine + (1 - own) * cosine[o] + bonus for o in partners.get(pid, ())]
+        joined = [mine + (1 - own) * cosine[o] + bonus for o in linked_to.get(pid, ())]
         return max([*alone, *joined], default=2 * cosine[pid]) / 2
 
-    keys = {pid: pair(pid) for pid in scored}
-    order = sorted(scored, key=lambda pid: (-keys[pid], -cosine[pid], pid))
-    rest = [pid for pid in found.walk.ids() if pid not in cosine]
-    return [(pid, keys[pid]) for pid in order] + [(pid, 0.0) for pid in rest]
+    return {pid: pair(pid) for pid in scored}
 
 
 def by_visit(found: Evidence) -> Ranked:
