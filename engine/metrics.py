@@ -1,5 +1,5 @@
-"""Metrics of one question: retrieval (recall@k, all-supporting@k, precision@k, reciprocal rank,
-Struct-EM) and answers (SQuAD's exact match and token F1).
+"""Metrics of one question: retrieval (recall@k, all-supporting@k, hit@k, precision@k, reciprocal
+rank, Struct-EM) and answers (SQuAD's exact match and token F1).
 
 A question's gold is a list of supporting units, each the passage ids that count for it: one id
 for a gold paragraph, every passage of a page for a page. A unit is found when any of its ids is
@@ -29,6 +29,11 @@ def recall(units: Units, retrieved: Sequence[str], k: int) -> float:
 
 def all_found(units: Units, retrieved: Sequence[str], k: int) -> float:
     return float(bool(units) and found(units, retrieved, k) == len(units))
+
+
+def hit(units: Units, retrieved: Sequence[str], k: int) -> float:
+    """1.0 when something supporting is among the first ``k`` (k = 1: the answer is first)."""
+    return float(found(units, retrieved, k) > 0)
 
 
 def precision(units: Units, retrieved: Sequence[str], k: int) -> float:

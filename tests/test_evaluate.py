@@ -63,12 +63,18 @@ def test_retrieval_metrics() -> None:
     assert metrics.recall([["x", "c"]], retrieved, 3) == 1.0, "a unit is found by any of its ids"
     assert metrics.struct_exact([["a", "b"]], retrieved, 2) == 1.0
     assert metrics.struct_exact([["a", "c"]], retrieved, 2) == 0.0, "a structure is found whole"
+    assert (metrics.hit(gold, retrieved, 2), metrics.hit(gold, retrieved, 3)) == (0.0, 1.0)
     row = QuestionResult("q", "?", retrieved, gold, 1.0, 2)
     summary = RetrieverReport("r", [row]).summary(3)
     assert summary["recall@3"] == 50.0 and summary["all@3"] == 0.0
     assert (summary["recall@1"], summary["recall@2"], summary["recall@5"]) == (0.0, 0.0, 50.0)
     first = RetrieverReport("r", [QuestionResult("q", "?", ["c", "z"], gold, 1.0, 2)])
     assert (first.summary(3)["recall@1"], first.summary(3)["recall@2"]) == (50.0, 100.0)
+    assert (summary["hit@1"], summary["hit@5"], first.summary(3)["hit@1"]) == (0.0, 100.0, 100.0)
+    table = QuestionResult(
+        "t", "?", ["p#page=1&table=0"], [], 1.0, 1, structures=[["p#page=1&table=0"]]
+    )
+    assert RetrieverReport("r", [table]).summary(3)["hit@1"] == 100.0, "a table asked for, first"
     assert summary["precision@3"] == pytest.approx(33.3) and summary["mrr"] == pytest.approx(33.3)
     assert "struct_em" not in summary and "em" not in summary
     assert RetrieverReport("r", [row]).curve(4) == [0.0, 0.0, 50.0, 50.0]

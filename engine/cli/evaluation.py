@@ -70,7 +70,8 @@ def eval_command(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="The summary as JSON on stdout.")] = False,
 ) -> None:
-    """Measure retrievers on a QA set: recall@1, @2, @5 and @k, all-supporting@k, precision@k, MRR,
+    """Measure retrievers on a QA set: recall@1, @2, @5 and @k, hit@1 and @5 (something
+    supporting first / in the top 5), all-supporting@k, precision@k, MRR,
     Struct-EM, EM/F1/graded accuracy (--reader), latency and store calls per question.
 
     Native sets build their graph once (under DATA_DIR/eval/) and reuse it.

@@ -47,6 +47,13 @@ class RetrieverReport:
                 f"recall@{j}": _mean(metrics.recall(r.gold, r.retrieved, j) for r in rows)
                 for j in (1, 2, 5)
             },
+            # the answer first / in the top 5: a supporting passage, page or table there
+            **{
+                f"hit@{j}": _mean(
+                    metrics.hit([*r.gold, *r.structures], r.retrieved, j) for r in rows
+                )
+                for j in (1, 5)
+            },
             f"recall@{k}": _mean(metrics.recall(r.gold, r.retrieved, k) for r in rows),
             f"all@{k}": _mean(metrics.all_found(r.gold, r.retrieved, k) for r in rows),
             f"precision@{k}": _mean(metrics.precision(r.gold, r.retrieved, k) for r in rows),
