@@ -165,9 +165,10 @@ def test_fit_is_deterministic_and_learns_the_signal() -> None:
     examples = []
     for _ in range(40):
         matrix = rng.normal(size=(10, len(FEATURES)))
-        gold = (matrix[:, 0] + 0.3 * rng.normal(size=10) > 1.0).astype(float)
-        unit_of = tuple(int(i) if g else -1 for i, g in enumerate(gold))
-        examples.append(Example("set", matrix, gold, max(1, int(gold.sum())), unit_of))
+        gold = matrix[:, 0] + 0.3 * rng.normal(size=10) > 1.0
+        ids = [f"p{i}" for i in range(10)]
+        units = [[pid] for pid, g in zip(ids, gold, strict=True) if g]
+        examples.append(Example("set", ids, matrix, units))
     order = fit(examples)
     assert order.to_json() == fit(examples).to_json()
     assert order.weights[0] == max(order.weights), "the signal that decides gold weighs most"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from kgp import metrics
 from kgp.errors import TrainingError
 from kgp.training.loop import Progress, print_to_stderr
 from kgp.training.questions import training_graph
@@ -26,19 +27,25 @@ from kgp.training.questions import training_graph
 if TYPE_CHECKING:
     from kgp.agents.learned import LearnedOrder
 
-WEIGHTS_FILE = "order.json"
 L2 = 1.0  # chosen on train/ with the signals (docs/benchmarks.md, "The learned order")
 
 
 @dataclass(frozen=True, slots=True)
 class Example:
-    """One question's retrieved passages: their features (a row each) and which are gold."""
+    """One question's retrieved passages (``ids``), their features (a row each) and the
+    question's supporting units (the passage ids that count for each, as ``kgp.metrics``
+    reads them)."""
 
     dataset: str
+    ids: list[str]
     matrix: np.ndarray
-    gold: np.ndarray  # 1.0 where the passage is gold
-    units: int  # the question's supporting units (recall's denominator)
-    unit_of: tuple[int, ...]  # each passage's unit, -1 when it is not gold
+    units: list[list[str]]
+
+    @property
+    def gold(self) -> np.ndarray:
+        """1.0 where the passage is gold."""
+        relevant = {pid for unit in self.units for pid in unit}
+        return np.asarray([float(pid in relevant) for pid in self.ids])
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +91,7 @@ def train_order(
         retriever = target.kg.retriever(scorer="tfidf", order="linked")
         for n, (dataset, case) in enumerate(zip(sources, target.cases, strict=True), 1):
             ids, matrix = features(retriever.evidence(case.item.question, k))
-            unit_of = tuple(
-                next((u for u, unit in enumerate(case.gold) if pid in unit), -1) for pid in ids
-            )
-            gold = np.asarray([float(u >= 0) for u in unit_of])
-            examples.append(Example(dataset, matrix, gold, len(case.gold), unit_of))
+            examples.append(Example(dataset, ids, matrix, case.gold))
             if n % 100 == 0:
                 progress(f"order: {n} of {len(sources)} questions retrieved")
     finally:
@@ -101,7 +104,7 @@ def train_order(
         }
         for dataset in dict.fromkeys(e.dataset for e in examples)
     }
-    examples_in_all = sum(len(e.gold) for e in examples)
+    examples_in_all = sum(len(e.ids) for e in examples)
     report = OrderReport(len(examples), examples_in_all, figures, time.perf_counter() - started)
     write_model(output, order, report, paths, corpora, k)
     return report
@@ -145,11 +148,10 @@ def ranking_figures(examples: Sequence[Example], order: LearnedOrder | None) -> 
         matrix = example.matrix
         scores = order.logits(matrix) if order is not None else matrix[:, 2]
         ranked = sorted(range(len(scores)), key=lambda i: (-scores[i], -matrix[i, 0]))
-        units = [example.unit_of[i] for i in ranked]
+        retrieved = [example.ids[i] for i in ranked]
         for j in (1, 2, 5):
-            totals[f"recall@{j}"] += len({u for u in units[:j] if u >= 0}) / example.units
-        first = next((r for r, u in enumerate(units, 1) if u >= 0), None)
-        totals["mrr"] += 1.0 / first if first else 0.0
+            totals[f"recall@{j}"] += metrics.recall(example.units, retrieved, j)
+        totals["mrr"] += metrics.reciprocal_rank(example.units, retrieved)
     return {key: round(100 * value / max(1, len(examples)), 1) for key, value in totals.items()}
 
 
@@ -163,7 +165,7 @@ def write_model(
 ) -> None:
     """The weights, ``training.json`` (everything but timings, so a rerun is byte-identical)
     and the card."""
-    from kgp.agents.learned import FEATURES
+    from kgp.agents.learned import FEATURES, WEIGHTS_FILE
 
     output.mkdir(parents=True, exist_ok=True)
     weights = order.to_json()
@@ -185,7 +187,7 @@ def write_model(
 
 
 def _card_text(card: dict[str, Any], order: LearnedOrder) -> str:
-    from kgp.agents.learned import FEATURES
+    from kgp.agents.learned import FEATURES, WEIGHTS_FILE
 
     rows = "\n".join(
         f"| {name} | {weight:+.3f} |" for name, weight in zip(FEATURES, order.weights, strict=True)
