@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import warnings
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -31,8 +31,8 @@ STREAM_MAX_WHITESPACE = 40.0
 STREAM_MAX_MEAN_CELL = 20.0
 CAPTIONED_MIN_ACCURACY = 80.0  # on a page that prints "Table ..."
 CAPTIONED_MAX_WHITESPACE = 65.0
-# a ruled table whose cells hold more lines than this on average has merged rows (ICDAR 2013:
-# 3.75 to 34 in the merged tables, at most 2.5 in the others; docs/benchmarks.md, Tables)
+# a ruled table whose cells hold more lines than this on average has merged rows
+# (docs/benchmarks.md, Tables)
 MERGED_LINES_PER_CELL = 3.0
 CONTINUED_EDGE = 0.6  # a table that ends below 60 % of its page may go on at the top of the next
 
@@ -157,14 +157,20 @@ def _inside(word: Sequence[Any], boxes: list[Box]) -> bool:
     )
 
 
+def _text_lines(layout: dict[str, Any]) -> Iterator[tuple[Box, str]]:
+    """Each text line of a page's "dict": its box and its text."""
+    for block in layout.get("blocks", []):
+        for line in block.get("lines", []):
+            yield tuple(line["bbox"]), "".join(s["text"] for s in line["spans"])
+
+
 def _lines(doc: Any, layout: Callable[[int], dict[str, Any]]) -> list[Line]:
     """Every text line of every page, where it sits (``layout``: a page's "dict" by number)."""
     return [
-        Line(number, tuple(line["bbox"]), "".join(s["text"] for s in line["spans"]), height)
+        Line(number, box, text, height)
         for number in range(1, doc.page_count + 1)
         for height in [float(doc[number - 1].rect.height)]
-        for block in layout(number).get("blocks", [])
-        for line in block.get("lines", [])
+        for box, text in _text_lines(layout(number))
     ]
 
 
@@ -180,12 +186,7 @@ def _page_text(
     if not boxes and not skip:
         return str(text("text"))
     if not boxes:  # PyMuPDF's text, line by line, less the furniture
-        kept = []
-        for block in layout().get("blocks", []):
-            for line in block.get("lines", []):
-                if not _inside(line["bbox"], skip):
-                    kept.append("".join(s["text"] for s in line["spans"]) + "\n")
-        return "".join(kept)
+        return "".join(f"{text}\n" for box, text in _text_lines(layout()) if not _inside(box, skip))
     lines: dict[tuple[int, int], list[str]] = {}
     blocks: dict[int, list[tuple[int, int]]] = {}
     for word in text("words"):
@@ -204,11 +205,7 @@ CAPTION_GAP = 48.0  # points between a caption line and the table it names, abov
 
 def _prints_caption(layout: dict[str, Any]) -> bool:
     """Whether a page (its "dict") has a line that reads as a table caption."""
-    return any(
-        is_caption("".join(s["text"] for s in line["spans"]))
-        for block in layout.get("blocks", [])
-        for line in block.get("lines", [])
-    )
+    return any(is_caption(text) for _, text in _text_lines(layout))
 
 
 def _caption(layout: dict[str, Any], box: Box) -> str:
@@ -217,16 +214,14 @@ def _caption(layout: dict[str, Any], box: Box) -> str:
     x0, top, x1, bottom = box
     above: list[tuple[float, str]] = []
     below: list[tuple[float, str]] = []
-    for block in layout.get("blocks", []):
-        for line in block.get("lines", []):
-            text = " ".join("".join(s["text"] for s in line["spans"]).split())
-            lx0, ly0, lx1, ly1 = line["bbox"]
-            if not is_caption(text) or lx1 < x0 or lx0 > x1:
-                continue
-            if top - CAPTION_GAP <= ly1 <= top + 2:
-                above.append((top - ly1, text))
-            elif bottom - 2 <= ly0 <= bottom + CAPTION_GAP:
-                below.append((ly0 - bottom, text))
+    for (lx0, ly0, lx1, ly1), raw in _text_lines(layout):
+        text = " ".join(raw.split())
+        if not is_caption(text) or lx1 < x0 or lx0 > x1:
+            continue
+        if top - CAPTION_GAP <= ly1 <= top + 2:
+            above.append((top - ly1, text))
+        elif bottom - 2 <= ly0 <= bottom + CAPTION_GAP:
+            below.append((ly0 - bottom, text))
     for found in (above, below):
         if found:
             return min(found)[1]
@@ -263,8 +258,8 @@ def _title(metadata: dict[str, Any] | None, first: dict[str, Any], path: Path) -
 
 
 class PdfReader:
-    """PDF: a page per page; OCR reads scanned pages, or where Tesseract's data is missing a
-    warning names them (a PDF of nothing else is refused)."""
+    """PDF: a page per page; OCR reads scanned pages, or where Tesseract's data is missing the
+    document's notices name them (a PDF of nothing else is refused)."""
 
     kind = "pdf"
 
