@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import numpy as np
 from kgp.ingest.document import ReadDocument
 from kgp.ingest.keywords import KeywordExtractor
-from kgp.ingest.tables import table_passages
+from kgp.ingest.tables import encoder_text, table_passages
 from kgp.ingest.text import normalise, sentences, windows
 from kgp.settings import PassageMode, Settings
 from kgp.stores.model import DocumentGraph, DocumentRecord, PassageRecord
@@ -114,10 +114,12 @@ def embed_drafts(
     encode: Callable[[list[str]], np.ndarray],
     known: dict[str, np.ndarray],
 ) -> list[np.ndarray]:
-    """Embeddings of every draft's passages in one encoder call; texts in ``known`` (unchanged
-    passages of the stored version) are not embedded again."""
+    """Embeddings of every draft's passages in one encoder call, each as the encoder reads it
+    (:func:`kgp.ingest.tables.encoder_text`); texts in ``known`` (unchanged passages of the
+    stored version) are not embedded again."""
     wanted = list(dict.fromkeys(t for d in drafts for t in d.texts if t not in known))
-    fresh = encode(wanted) if wanted else np.zeros((0, 0), dtype=np.float32)
+    read = [encoder_text(t) for t in wanted]
+    fresh = encode(read) if wanted else np.zeros((0, 0), dtype=np.float32)
     table = {**known, **{text: fresh[i] for i, text in enumerate(wanted)}}
     return [
         np.stack([table[t] for t in d.texts]) if d.texts else np.zeros((0, 0), dtype=np.float32)

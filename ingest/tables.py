@@ -119,3 +119,26 @@ def table_passages(
         size += len(line) + 1
     chunks.append("\n".join([*lead, *taken]))
     return chunks
+
+
+_RULE = re.compile(r"^\|(\s*:?-+:?\s*\|)+$")
+HEADER_READ = 160  # characters of a table's header the encoder reads: about a third of its window
+
+
+def encoder_text(text: str) -> str:
+    """What the encoder reads for a passage. A table-rows passage is read without its Markdown
+    (pipes, the rule line, empty cells) and with its header cut to ``HEADER_READ`` characters,
+    so that the data rows telling one passage of a table from the next fit the encoder's window
+    (128 tokens for kgp-traversal) under a wide header; any other text is read as it is."""
+    lines = text.splitlines()
+    rule = next((i for i, line in enumerate(lines) if _RULE.match(line.strip())), None)
+    if rule is None or rule == 0 or not lines[rule - 1].lstrip().startswith("|"):
+        return text
+    caption = [line.strip() for line in lines[: rule - 1] if line.strip()]
+
+    def compact(line: str) -> str:
+        return "; ".join(cell for row in parse_markdown_table(line) for cell in row if cell)
+
+    header = compact(lines[rule - 1])[:HEADER_READ]
+    rows = [compact(line) for line in lines[rule + 1 :]]
+    return "\n".join(part for part in [*caption, header, *rows] if part)

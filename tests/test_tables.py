@@ -1,14 +1,22 @@
 """Tables as passages: a header carried over a page break (a table that goes on at the top of
 the next page without its header gets it back), and the header a reader knows against the one
-guessed."""
+guessed; what the encoder reads of a table's rows."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pymupdf
+from kgp.ingest.embedding import SHIPPED_MODEL, Encoder
 from kgp.ingest.pdf import PdfReader
-from kgp.ingest.tables import continued, markdown_table, parse_markdown_table, table_passages
+from kgp.ingest.tables import (
+    HEADER_READ,
+    continued,
+    encoder_text,
+    markdown_table,
+    parse_markdown_table,
+    table_passages,
+)
 from kgp.stores.model import TableRecord
 
 HEADER = ["Notice Date", "Company", "City", "Workers"]
@@ -71,3 +79,40 @@ def test_a_ruled_table_over_a_page_break_reads_with_its_header_on_both_pages(
     assert parse_markdown_table(first.markdown)[0] == HEADER
     rows = parse_markdown_table(second.markdown)
     assert rows[0] == HEADER and rows[1][0] == "07/18/2015" and second.header_rows == 1
+
+
+STATES = ["Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Connecticut"]
+
+
+def wide_table() -> list[str]:
+    """A 31-column table like the NICS monthly report: a wide header over rows of numbers."""
+    header = ["State", *(f"Permit recheck handgun long gun other {n}" for n in range(30))]
+    rows = [
+        [state, *(f"{(i + 3) * (n + 7) * 131:,}" for n in range(30))]
+        for i, state in enumerate(STATES)
+    ]
+    return table_passages(
+        markdown_table([header, *rows]), "NICS Firearm Checks: Month/Year by State"
+    )
+
+
+def test_the_encoder_reads_a_table_passage_without_markdown_and_a_header_it_can_see_past() -> None:
+    first, *_ = wide_table()
+    read = encoder_text(first)
+    lines = read.splitlines()
+    assert lines[0] == "NICS Firearm Checks: Month/Year by State"
+    assert len(lines[1]) <= HEADER_READ and lines[1].startswith("State; Permit recheck")
+    assert lines[2].startswith("Alabama; 2,751; 3,144") and "|" not in read
+    prose = "The Ministry of Defence got 4.2 billion.\n| not a table"
+    assert encoder_text(prose) == prose
+
+
+def test_two_row_passages_of_a_wide_table_are_told_apart_by_the_shipped_encoder() -> None:
+    passages = wide_table()
+    assert len(passages) >= 2
+    model = Encoder(model=SHIPPED_MODEL, device="cpu").load()
+    as_stored = model.encode(passages[:2])
+    as_read = model.encode([encoder_text(p) for p in passages[:2]])
+    # stored Markdown: the header fills the encoder's window, both passages read the same
+    assert float(as_stored[0] @ as_stored[1]) > 0.999
+    assert float(as_read[0] @ as_read[1]) < 0.98
