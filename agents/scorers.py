@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from kgp.agents.passages import SharedCache
 from kgp.agents.traversal import Path, Score
-from kgp.ingest.tables import encoder_text
 from kgp.text import terms
 
 if TYPE_CHECKING:
@@ -67,8 +66,7 @@ class EmbeddingScorer:
 class MdrScorer:
     """A fine-tuned bi-encoder (MDR-style): f encodes the question followed by the path's
     passages, g is the candidate by the same model: its stored vector when the model is the
-    graph's encoder (``vectors``), else encoded once as the graph's encoder reads a passage
-    (:func:`kgp.ingest.tables.encoder_text`) and cached by id; φ the inner product.
+    graph's encoder (``vectors``), else encoded once and cached by id; φ the inner product.
     One encoder call for the paths and at most one for unseen candidates per hop."""
 
     name = "mdr"
@@ -105,8 +103,7 @@ class MdrScorer:
         if wanted:
             text = self.texts(wanted)
             found = [c for c in wanted if c in text]
-            read = [encoder_text(text[c]) for c in found]
-            fresh = dict(zip(found, self.encode(read), strict=True))
+            fresh = dict(zip(found, self.encode([text[c] for c in found]), strict=True))
             held.update(fresh)
             self._g.keep(fresh, generation)
         return inner_products(encoded, candidates, held)

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import numpy as np
 from kgp.ingest.document import ReadDocument
 from kgp.ingest.keywords import KeywordExtractor
-from kgp.ingest.tables import encoder_text, table_passages
+from kgp.ingest.tables import table_chunks
 from kgp.ingest.text import normalise, sentences, windows
 from kgp.settings import PassageMode, Settings
 from kgp.stores.model import DocumentGraph, DocumentRecord, PassageRecord
@@ -34,10 +34,12 @@ class Source:
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """A document before embedding: its graph with empty embeddings."""
+    """A document before embedding: its graph with empty embeddings, and what the encoder
+    reads of each passage (its text; a table's rows without Markdown, :func:`table_chunks`)."""
 
     source: Source
     graph: DocumentGraph
+    reads: tuple[str, ...]
 
     @property
     def texts(self) -> list[str]:
@@ -73,13 +75,17 @@ def draft(source: Source, read: ReadDocument, settings: Settings) -> Draft:
     """Passages (page, position, heading), the passages of each table's rows, and their
     keywords; pure."""
     pieces: list[tuple[int, str, str, tuple[int, int] | None]] = []
+    reads: list[str] = []
     for page in read.pages:
         for section in page.sections:
             for text in split(section.text, settings):
                 pieces.append((page.number, text, section.heading, None))
+                reads.append(text)
     for table in read.tables:
-        for text in table_passages(table.markdown, table.caption, header_rows=table.header_rows):
+        chunks = table_chunks(table.markdown, table.caption, header_rows=table.header_rows)
+        for text, encoded in chunks:
             pieces.append((table.page, text, "", (table.page, table.index)))
+            reads.append(encoded)
     extractor = KeywordExtractor(count=settings.keywords_per_passage)
     keywords = extractor.extract(
         [text for _, text, _, _ in pieces],
@@ -106,7 +112,7 @@ def draft(source: Source, read: ReadDocument, settings: Settings) -> Draft:
         groups=source.groups,
     )
     graph = DocumentGraph(document=record, passages=passages, tables=read.tables)
-    return Draft(source, graph)
+    return Draft(source, graph, tuple(reads))
 
 
 def embed_drafts(
@@ -115,11 +121,11 @@ def embed_drafts(
     known: dict[str, np.ndarray],
 ) -> list[np.ndarray]:
     """Embeddings of every draft's passages in one encoder call, each as the encoder reads it
-    (:func:`kgp.ingest.tables.encoder_text`); texts in ``known`` (unchanged passages of the
-    stored version) are not embedded again."""
-    wanted = list(dict.fromkeys(t for d in drafts for t in d.texts if t not in known))
-    read = [encoder_text(t) for t in wanted]
-    fresh = encode(read) if wanted else np.zeros((0, 0), dtype=np.float32)
+    (``Draft.reads``); texts in ``known`` (unchanged passages of the stored version) are not
+    embedded again."""
+    reads = {t: r for d in drafts for t, r in zip(d.texts, d.reads, strict=True) if t not in known}
+    wanted = list(reads)
+    fresh = encode([reads[t] for t in wanted]) if wanted else np.zeros((0, 0), dtype=np.float32)
     table = {**known, **{text: fresh[i] for i, text in enumerate(wanted)}}
     return [
         np.stack([table[t] for t in d.texts]) if d.texts else np.zeros((0, 0), dtype=np.float32)

@@ -14,6 +14,7 @@ from dataclasses import replace
 from kgp.stores.model import TableRecord
 
 CHUNK_CHARS = 600  # about the text of a passage the encoder sees whole
+HEADER_READ = 160  # characters of a table's header the encoder reads: about a third of its window
 HEADER_ROWS = 3  # at most this many leading rows are taken as the header
 _CAPTION = re.compile(r"^\s*table\b", re.IGNORECASE)
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
@@ -94,51 +95,55 @@ def table_passages(
     rows as fit ``budget`` characters (at least one). The header is ``header_rows`` rows when
     the reader knows it (Word, PowerPoint, HTML, sheets: their first row), else the leading
     rows that are not mostly numbers, at most three (a PDF table's grid says nothing of it)."""
+    return [
+        text for text, _ in table_chunks(markdown, caption, budget=budget, header_rows=header_rows)
+    ]
+
+
+def table_chunks(
+    markdown: str, caption: str = "", *, budget: int = CHUNK_CHARS, header_rows: int = 0
+) -> list[tuple[str, str]]:
+    """:func:`table_passages` with what the encoder reads of each: the same caption, header and
+    rows without Markdown (pipes, the rule line, empty cells) and the header cut to
+    ``HEADER_READ`` characters, so that the data rows telling one passage of a table from the
+    next fit the encoder's window (128 tokens for kgp-traversal) under a wide header."""
     rows = parse_markdown_table(markdown)
     inside = caption_row(rows)
     if inside:
         rows = rows[1:]
         caption = caption or inside
     if not rows:
-        return [caption] if caption else []
+        return [(caption, caption)] if caption else []
     head = min(header_rows, len(rows)) or header_count(rows)
-    header = markdown_table(rows[:head])
-    lead = [caption, header] if caption else [header]
+    lead = [caption, markdown_table(rows[:head])] if caption else [markdown_table(rows[:head])]
+    read_lead = [caption, "; ".join(_filled(rows[:head]))[:HEADER_READ]]
     body = rows[head:]
     if not body:
-        return ["\n".join(lead)]
-    chunks: list[str] = []
-    taken: list[str] = []
+        return [("\n".join(lead), _joined(read_lead))]
+    chunks: list[tuple[str, str]] = []
+    taken: list[list[str]] = []
     size = sum(len(part) + 1 for part in lead)
+
+    def chunk() -> tuple[str, str]:
+        lines = [markdown_table([row]).splitlines()[0] for row in taken]
+        return "\n".join([*lead, *lines]), _joined(
+            [*read_lead, *("; ".join(_filled([row])) for row in taken)]
+        )
+
     for row in body:
         line = markdown_table([row]).splitlines()[0]
         if taken and size + len(line) > budget:
-            chunks.append("\n".join([*lead, *taken]))
+            chunks.append(chunk())
             taken, size = [], sum(len(part) + 1 for part in lead)
-        taken.append(line)
+        taken.append(row)
         size += len(line) + 1
-    chunks.append("\n".join([*lead, *taken]))
+    chunks.append(chunk())
     return chunks
 
 
-_RULE = re.compile(r"^\|(\s*:?-+:?\s*\|)+$")
-HEADER_READ = 160  # characters of a table's header the encoder reads: about a third of its window
+def _filled(rows: list[list[str]]) -> list[str]:
+    return [" ".join(cell.split()) for row in rows for cell in row if cell.strip()]
 
 
-def encoder_text(text: str) -> str:
-    """What the encoder reads for a passage. A table-rows passage is read without its Markdown
-    (pipes, the rule line, empty cells) and with its header cut to ``HEADER_READ`` characters,
-    so that the data rows telling one passage of a table from the next fit the encoder's window
-    (128 tokens for kgp-traversal) under a wide header; any other text is read as it is."""
-    lines = text.splitlines()
-    rule = next((i for i, line in enumerate(lines) if _RULE.match(line.strip())), None)
-    if rule is None or rule == 0 or not lines[rule - 1].lstrip().startswith("|"):
-        return text
-    caption = [line.strip() for line in lines[: rule - 1] if line.strip()]
-
-    def compact(line: str) -> str:
-        return "; ".join(cell for row in parse_markdown_table(line) for cell in row if cell)
-
-    header = compact(lines[rule - 1])[:HEADER_READ]
-    rows = [compact(line) for line in lines[rule + 1 :]]
-    return "\n".join(part for part in [*caption, header, *rows] if part)
+def _joined(parts: list[str]) -> str:
+    return "\n".join(part for part in parts if part)

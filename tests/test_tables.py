@@ -12,9 +12,9 @@ from kgp.ingest.pdf import PdfReader
 from kgp.ingest.tables import (
     HEADER_READ,
     continued,
-    encoder_text,
     markdown_table,
     parse_markdown_table,
+    table_chunks,
     table_passages,
 )
 from kgp.stores.model import TableRecord
@@ -82,37 +82,46 @@ def test_a_ruled_table_over_a_page_break_reads_with_its_header_on_both_pages(
 
 
 STATES = ["Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Connecticut"]
+CAPTION = "NICS Firearm Checks: Month/Year by State"
 
 
-def wide_table() -> list[str]:
-    """A 31-column table like the NICS monthly report: a wide header over rows of numbers."""
-    header = ["State", *(f"Permit recheck handgun long gun other {n}" for n in range(30))]
+def wide_table() -> tuple[str, str]:
+    """A 31-column table like the NICS monthly report, a two-row header over rows of numbers:
+    its Markdown and caption."""
+    kinds = ["Permit", "Permit recheck", "Handgun", "Long gun", "Other", "Multiple", "Admin"]
+    groups = ["State", *(kinds[n // 5] if n % 5 == 0 else "" for n in range(30))]
+    header = [
+        "",
+        *(["Handgun", "Long gun", "Other", "Multiple", "Totals"][n % 5] for n in range(30)),
+    ]
     rows = [
         [state, *(f"{(i + 3) * (n + 7) * 131:,}" for n in range(30))]
         for i, state in enumerate(STATES)
     ]
-    return table_passages(
-        markdown_table([header, *rows]), "NICS Firearm Checks: Month/Year by State"
-    )
+    return markdown_table([groups, header, *rows]), CAPTION
 
 
-def test_the_encoder_reads_a_table_passage_without_markdown_and_a_header_it_can_see_past() -> None:
-    first, *_ = wide_table()
-    read = encoder_text(first)
+def test_the_encoder_reads_a_table_passage_without_markdown_under_a_header_it_sees_past() -> None:
+    chunks = table_chunks(*wide_table())
+    assert [text for text, _ in chunks] == table_passages(*wide_table())
+    text, read = chunks[1]
+    assert text.splitlines()[0] == CAPTION and text.splitlines()[1].startswith("| State |")
     lines = read.splitlines()
-    assert lines[0] == "NICS Firearm Checks: Month/Year by State"
-    assert len(lines[1]) <= HEADER_READ and lines[1].startswith("State; Permit recheck")
-    assert lines[2].startswith("Alabama; 2,751; 3,144") and "|" not in read
-    prose = "The Ministry of Defence got 4.2 billion.\n| not a table"
-    assert encoder_text(prose) == prose
+    assert lines[0] == CAPTION
+    # both header rows, cut; then every data row of the passage, without pipes or empty cells
+    assert len(lines[1]) <= HEADER_READ and lines[1].startswith(
+        "State; Permit; Permit recheck; Handgun"
+    )
+    data = text.splitlines()[4:]  # caption, header, rule, second header row
+    assert len(lines) == 2 + len(data) and "|" not in read
+    assert lines[2].split("; ")[0] == parse_markdown_table(data[0])[0][0]
 
 
 def test_two_row_passages_of_a_wide_table_are_told_apart_by_the_shipped_encoder() -> None:
-    passages = wide_table()
-    assert len(passages) >= 2
+    chunks = table_chunks(*wide_table())[:2]
     model = Encoder(model=SHIPPED_MODEL, device="cpu").load()
-    as_stored = model.encode(passages[:2])
-    as_read = model.encode([encoder_text(p) for p in passages[:2]])
-    # stored Markdown: the header fills the encoder's window, both passages read the same
+    as_stored = model.encode([text for text, _ in chunks])
+    as_read = model.encode([read for _, read in chunks])
+    # in Markdown the header fills the encoder's window, and both passages read the same
     assert float(as_stored[0] @ as_stored[1]) > 0.999
     assert float(as_read[0] @ as_read[1]) < 0.98
