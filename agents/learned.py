@@ -145,7 +145,7 @@ def _term_coverage(question: str, texts: Mapping[str, str]) -> dict[str, float]:
     """The share of the question's term stems each text holds, each stem weighted by how rare
     it is among the texts (log(1 + n / df)) against the weight it would have in one text."""
     asked = set(stems(terms(question)))
-    held = {pid: set(stems(terms(text))) & asked for pid, text in texts.items()}
+    held = {pid: set(stems(set(terms(text)))) & asked for pid, text in texts.items()}
     if not asked:
         return dict.fromkeys(texts, 0.0)
     count = len(texts)

@@ -220,20 +220,19 @@ def tfidf_cosines(
 
     idf = {t: math.log((1 + total) / (1 + n)) for t, n in df.items()}
 
-    def weigh(bag: Counter[str]) -> dict[str, float]:
+    def weigh(bag: Counter[str]) -> tuple[dict[str, float], float]:
         vec = {t: n * idf[t] for t, n in bag.items()}
-        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-        return {t: v / norm for t, v in vec.items() if v}
+        return vec, math.sqrt(sum(v * v for v in vec.values())) or 1.0
 
     weighted = {key: weigh(bag) for key, bag in bags.items()}
     out: list[list[float]] = []
     for query, row in zip(queries, candidates, strict=True):
-        q = weigh(query)
+        q, q_norm = weigh(query)
         scores = []
         for c in row:
-            vec = weighted[id(c)]
+            vec, norm = weighted[id(c)]
             small, large = (vec, q) if len(vec) < len(q) else (q, vec)
-            scores.append(sum(w * large.get(t, 0.0) for t, w in small.items()))
+            scores.append(sum(w * large.get(t, 0.0) for t, w in small.items()) / (norm * q_norm))
         out.append(scores)
     return out
 
