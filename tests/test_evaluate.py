@@ -424,7 +424,7 @@ def test_eval_builds_its_graph_for_any_caller_and_reads_as_the_caller(
 
 def test_the_real_pdf_question_set_reads_in_kgps_format() -> None:
     items = load_qa(Path(__file__).parent / "fixtures" / "real_pdfs_qa.jsonl")
-    assert len(items) == 40 and len({i.id for i in items}) == 40
+    assert len(items) == 64 and len({i.id for i in items}) == 64
     assert all(i.supports and i.answer for i in items)
     kinds = {i.id.split("-")[0] for i in items}
     assert kinds == {"fact", "cell", "page", "table", "multi"}
