@@ -17,6 +17,7 @@ from kgp.ingest.tables import caption_row, parse_markdown_table
 from kgp.names import listing
 from kgp.stores.base import GraphStore
 from kgp.stores.model import DocumentSummary, PageContent, StoredPassage, StoredTable
+from kgp.text import STOPWORDS, words
 
 ORDINALS = {
     "first": 1,
@@ -234,6 +235,25 @@ def mentions(question: str, document: DocumentSummary) -> bool:
     )
 
 
+def title_phrase(question: str, document: DocumentSummary) -> int:
+    """How many words long the longest run of the document's title or file name that the
+    question holds is, counting runs of two content words or more ("the rainfall report" holds
+    "rainfall report" of "Riverside Water - Annual rainfall report 2024": 2); else 0."""
+    asked = " " + " ".join(words(question)) + " "
+    stem = document.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    best = 0
+    for name in (document.title, stem.replace("-", " ").replace("_", " ")):
+        own = list(words(name))
+        for start in range(len(own)):
+            for end in range(start + 2, len(own) + 1):
+                if f" {' '.join(own[start:end])} " not in asked:
+                    break
+                run = own[start:end]
+                if run[-1] not in STOPWORDS and sum(w not in STOPWORDS for w in run) >= 2:
+                    best = max(best, end - start)
+    return best
+
+
 def printed_caption(table: StoredTable) -> str:
     """The caption printed beside the table, or else one its first row holds ("Table: 5 ...",
     which the table reader took for a row)."""
@@ -273,8 +293,9 @@ def resolve(
     max_documents: int = 1,
 ) -> Resolution:
     """The Page and Table nodes a reference points at, in the documents the question is about:
-    the documents it names (by file name or title), or else the best-ranked documents of
-    content retrieval (``ranked_documents``) that have such pages or tables. "Every table"
+    the documents it names (by file name or title), or else the documents that have such pages
+    or tables, those holding the longest phrase of their title in the question first
+    (:func:`title_phrase`), then by content retrieval's rank (``ranked_documents``). "Every table"
     needs a named document. A named document that lacks a page or table the question asks for
     gets a notice; another document's page is never given in its place."""
     if not reference:
@@ -297,8 +318,11 @@ def resolve(
         holders = {p.doc_id for p in pages} | {
             doc for doc, rows in tables.items() if any(numbered(rows, n) for n in reference.tables)
         }
+        # a phrase of a title the question holds ("the rainfall report") comes before rank
         rank = {doc: i for i, doc in reversed(list(enumerate(ranked_documents)))}
-        chosen = sorted(holders, key=lambda d: (rank.get(d, len(rank)), d))[:max_documents]
+        phrase = {doc: title_phrase(question, documents[doc]) for doc in holders}
+        chosen = sorted(holders, key=lambda d: (-phrase[d], rank.get(d, len(rank)), d))
+        chosen = chosen[:max_documents]
         if not chosen:
             wanted = [f"page {listing(map(str, reference.pages))}"] if reference.pages else []
             wanted += [f"table {listing(map(str, reference.tables))}"] if reference.tables else []

@@ -18,6 +18,8 @@ _ABBREVIATION_END = re.compile(
     r"|approx|cf|al|U\.S|U\.K|U\.N|E\.U)\.$"
 )
 MIN_SENTENCE = 25
+MAX_HEADING = 120  # a paragraph of one line this long at most, without a sentence's end, heads
+_ENDS_SENTENCE = re.compile(r"[.!?:;。！？][\"'”’)\]]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +35,10 @@ def normalise(text: str) -> str:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences of a text: paragraphs split at sentence ends; very short pieces join the next."""
+    """Sentences of a text: paragraphs split at sentence ends; very short pieces join the next,
+    and a heading (a short paragraph that ends no sentence) joins the first sentence under it."""
     out: list[str] = []
+    heading = ""
     for paragraph in _PARAGRAPH.split(text):
         flat = normalise(paragraph)
         if not flat:
@@ -49,8 +53,19 @@ def sentences(text: str) -> list[str]:
         if len(merged) > 1 and len(merged[-1]) < MIN_SENTENCE:
             last = merged.pop()
             merged[-1] = f"{merged[-1]} {last}"
+        if heading:
+            merged[0] = f"{heading} {merged[0]}"
+            heading = ""
+        if len(merged) == 1 and _heads(merged[0]):
+            heading = merged.pop()
         out.extend(merged)
+    if heading:
+        out.append(heading)
     return out
+
+
+def _heads(paragraph: str) -> bool:
+    return len(paragraph) <= MAX_HEADING and not _ENDS_SENTENCE.search(paragraph)
 
 
 def windows(text: str, size: int = 250, overlap: int = 50) -> list[str]:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from kgp.agents.reader import Answer, answer_prompt, fit_context, parse_citations
 from kgp.agents.results import RetrievedPassage
-from kgp.agents.structural import Reference, caption_number, detect
+from kgp.agents.structural import Reference, caption_number, detect, title_phrase
 from kgp.client import KnowledgeGraph
 from kgp.errors import ConfigurationError, LlmError, ModelMissingError
 from kgp.ingest.encoder import resolve_encoder
@@ -286,6 +286,16 @@ def test_page_question_names_the_document(kg: KnowledgeGraph) -> None:
     assert structural and all(p.document["id"] == "maintenance.md" for p in structural)
     ordinals = [int(p.id.rsplit("=", 1)[1]) for p in structural if p.kind == "passage"]
     assert ordinals == sorted(ordinals), "a page's passages come in reading order"
+
+
+def test_a_phrase_of_a_title_finds_the_document_before_content_rank(kg: KnowledgeGraph) -> None:
+    result = kg.retrieve("What does page 2 of the rainfall report plan for 2025?", k=5)
+    assert result.structure and result.structure["documents"] == ["rainfall-2024.pdf"]
+    assert result.passages[0].path[0] == "rainfall-2024.pdf#page=2"
+    summary = next(d for d in kg.store.list_documents() if d.id == "rainfall-2024.pdf")
+    assert title_phrase("page 2 of the rainfall report", summary) == 2
+    assert title_phrase("page 2 of the report", summary) == 0, "one word is not a name"
+    assert title_phrase("the 2024 report on rainfall", summary) == 0, "words, not a run"
 
 
 def test_the_model_resolves_references_the_rules_miss(kg: KnowledgeGraph, llm: ChatServer) -> None:

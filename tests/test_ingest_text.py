@@ -39,6 +39,26 @@ def test_sentences_do_not_end_at_initials_or_abbreviations_of_real_pdfs() -> Non
     assert sentences(rows) == [rows[:53], rows[54:]]
 
 
+def test_a_heading_joins_the_first_sentence_under_it() -> None:
+    text = (
+        "(g) Installation of FCC OPS\n\nInstall software version P12.1.2. Test it on the ground first.\n\n"
+        "Part 3\n\nBackground\n\nOn October 29, 2018, a Boeing airplane was in an accident."
+    )
+    assert sentences(text) == [
+        "(g) Installation of FCC OPS Install software version P12.1.2.",
+        "Test it on the ground first.",
+        "Part 3 Background On October 29, 2018, a Boeing airplane was in an accident.",
+    ]
+    # a paragraph that ends a sentence, or a long line, heads nothing
+    assert sentences("Results were good.\n\nThe next paragraph starts here.") == [
+        "Results were good.",
+        "The next paragraph starts here.",
+    ]
+    assert sentences("Last words of a page without a full stop") == [
+        "Last words of a page without a full stop"
+    ]
+
+
 @given(st.text(min_size=1, max_size=2000), st.integers(60, 400), st.integers(0, 50))
 @example("0" * 61, 60, 0)  # one word longer than a window (found by this test in CI)
 @example("ab " + "0" * 61 + " cd", 60, 1)
