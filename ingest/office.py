@@ -1,7 +1,9 @@
 """Word and PowerPoint readers (python-docx, python-pptx; imported when a file is read).
 
 A Word document is one page: its Title and Heading styles start sections, its body's paragraphs
-and tables are read in order (headers, footers, footnotes and content controls are not). A
+and tables are read in order, with those inside content controls, the text of its text boxes
+after the paragraph that holds them, and its footnotes and endnotes at the end (headers and
+footers are page furniture, as in a PDF, and are not read). A
 PowerPoint slide is a page, its title the heading of its one section, its text frames read top
 to bottom then left to right, its speaker notes last; tables on either become ``TableRecord``s
 as the PDF reader's do."""
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +83,75 @@ def _docx_caption(blocks: list[Any], index: int) -> str:
     return ""
 
 
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+# what holds text that is not the paragraph's own: a text box (read on its own), the copy of a
+# drawing kept for old readers, text deleted or moved away in tracked changes
+_NOT_OWN = {f"{_W}txbxContent", _FALLBACK, f"{_W}del", f"{_W}moveFrom"}
+_CHARACTERS = {f"{_W}tab": "\t", f"{_W}br": "\n", f"{_W}cr": "\n", f"{_W}noBreakHyphen": "-"}
+_NOTES = ("footnotes", "endnotes")
+
+
+def _blocks(parent: Any) -> Iterator[Any]:
+    """The ``w:p`` and ``w:tbl`` elements of a body (or a text box) in order, with those inside
+    block content controls and custom XML, which python-docx's ``iter_inner_content`` skips."""
+    for child in parent.iterchildren():
+        if child.tag in (f"{_W}p", f"{_W}tbl"):
+            yield child
+        elif child.tag == f"{_W}sdt":
+            content = child.find(f"{_W}sdtContent")
+            if content is not None:
+                yield from _blocks(content)
+        elif child.tag == f"{_W}customXml":
+            yield from _blocks(child)
+
+
+def _own(element: Any, paragraph: Any) -> bool:
+    """Whether ``element`` belongs to ``paragraph``'s own text (see ``_NOT_OWN``)."""
+    for ancestor in element.iterancestors():
+        if ancestor is paragraph:
+            return True
+        if ancestor.tag in _NOT_OWN:
+            return False
+    return False
+
+
+def _paragraph_text(paragraph: Any) -> str:
+    """A ``w:p``'s text as Word shows it, run by run, also inside inline content controls,
+    hyperlinks, fields' results and tracked insertions."""
+    out = []
+    for element in paragraph.iter(f"{_W}t", *_CHARACTERS):
+        if _own(element, paragraph):
+            out.append(element.text or "" if element.tag == f"{_W}t" else _CHARACTERS[element.tag])
+    return "".join(out)
+
+
+def _text_boxes(paragraph: Any) -> list[str]:
+    """The paragraphs of the text boxes a ``w:p`` anchors, a box inside a box after it (each
+    once: not the copy a drawing keeps for old readers)."""
+    texts = []
+    for box in paragraph.iter(f"{_W}txbxContent"):
+        if all(ancestor.tag != _FALLBACK for ancestor in box.iterancestors()):
+            texts += [_paragraph_text(p) for p in box.iter(f"{_W}p") if _own(p, box)]
+    return texts
+
+
+def _notes(document: Any) -> list[str]:
+    """The text of the document's footnotes and endnotes, one paragraph each, in order (not the
+    separators Word keeps among them)."""
+    from docx.oxml import parse_xml
+
+    texts = []
+    for rel in document.part.rels.values():
+        if rel.is_external or rel.reltype.rsplit("/", 1)[-1] not in _NOTES:
+            continue
+        for note in parse_xml(rel.target_part.blob).iterchildren():
+            if note.get(f"{_W}type") in (None, "normal"):
+                text = " ".join(_paragraph_text(p) for p in note.iter(f"{_W}p"))
+                texts.append(text)
+    return texts
+
+
 class DocxReader:
     """Word (.docx): one page of sections (Title and Heading 1..9 start them) and tables."""
 
@@ -88,10 +160,15 @@ class DocxReader:
     def read(self, path: Path, data: bytes, *, tables: bool = True) -> ReadDocument:
         import docx
         from docx.table import Table
+        from docx.text.paragraph import Paragraph
 
         try:
             document = docx.Document(io.BytesIO(data))
-            blocks = list(document.iter_inner_content())
+            body = document._body
+            blocks = [
+                Table(b, body) if b.tag == f"{_W}tbl" else Paragraph(b, body)
+                for b in _blocks(document.element.body)
+            ]
             outline = Outline()
             records: list[TableRecord] = []
             headings: list[str] = []  # the text of each Title and Heading 1, in order
@@ -104,13 +181,18 @@ class DocxReader:
                     else:
                         outline.paragraph(table_text(rows))
                     continue
+                text = _paragraph_text(block._p)
                 level = _heading_level(block)
-                if level >= 0 and block.text.strip():
-                    outline.heading(block.text)
+                if level >= 0 and text.strip():
+                    outline.heading(text)
                     if level <= 1:
-                        headings.append(block.text)
+                        headings.append(text)
                 else:
-                    outline.paragraph(block.text)
+                    outline.paragraph(text)
+                for boxed in _text_boxes(block._p):
+                    outline.paragraph(boxed)
+            for note in _notes(document):
+                outline.paragraph(note)
             sections = outline.sections()
             core_title = document.core_properties.title or ""
         except Exception as exc:  # zipfile, lxml and python-docx raise many types

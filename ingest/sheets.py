@@ -1,5 +1,5 @@
-"""Spreadsheet readers: CSV (the standard library's ``csv``) and Excel workbooks (openpyxl,
-imported when a workbook is read).
+"""Spreadsheet readers: CSV (the standard library's ``csv``) and Excel workbooks (openpyxl for
+.xlsx, xlrd for the binary .xls of Excel 97-2003; imported when a workbook is read).
 
 Each sheet is a page holding one table (a CSV is one sheet), stored as the PDF reader stores a
 table, so its rows become passages of a few rows each under the header (:mod:`kgp.ingest.tables`):
@@ -133,3 +133,52 @@ class XlsxReader:
         pages = tuple(Page(number, ()) for number in range(1, len(sheets) + 1))
         title = pick_title([core_title], path.stem)
         return ReadDocument(title, self.kind, pages, tuple(records), tuple(notices))
+
+
+class XlsReader:
+    """Excel 97-2003 (.xls): as .xlsx, a page per sheet, each holding one table."""
+
+    kind = "xls"
+
+    def read(self, path: Path, data: bytes, *, tables: bool = True) -> ReadDocument:
+        import xlrd
+
+        records: list[TableRecord] = []
+        notices: list[str] = []
+        try:
+            book = xlrd.open_workbook(file_contents=data, on_demand=True)
+            try:
+                count = book.nsheets
+                for number in range(1, count + 1):
+                    sheet = book.sheet_by_index(number - 1)
+                    rows = (_xls_row(book, sheet, r) for r in range(sheet.nrows))
+                    _sheet(records, notices, number, str(sheet.name), rows)
+                    book.unload_sheet(number - 1)
+            finally:
+                book.release_resources()
+        except Exception as exc:  # xlrd raises its own and struct's errors on a damaged file
+            raise unreadable(
+                path, b"", exc, "Excel 97-2003 workbook", "re-save it as .xlsx"
+            ) from None
+        if not records:
+            raise DocumentError(f"{path}: empty workbook (no cells)")
+        pages = tuple(Page(number, ()) for number in range(1, count + 1))
+        return ReadDocument(path.stem, self.kind, pages, tuple(records), tuple(notices))
+
+
+def _xls_row(book: Any, sheet: Any, index: int) -> list[Any]:
+    """A row's values as openpyxl gives them: dates as datetimes, booleans as bools, an error
+    cell empty."""
+    import xlrd
+
+    values: list[Any] = []
+    for cell in sheet.row(index)[: MAX_COLUMNS + 1]:
+        if cell.ctype == xlrd.XL_CELL_DATE:
+            values.append(xlrd.xldate.xldate_as_datetime(cell.value, book.datemode))
+        elif cell.ctype == xlrd.XL_CELL_BOOLEAN:
+            values.append(bool(cell.value))
+        elif cell.ctype in (xlrd.XL_CELL_ERROR, xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK):
+            values.append(None)
+        else:
+            values.append(cell.value)
+    return values

@@ -20,7 +20,7 @@ from kgp.ingest.ocr import tessdata
 from kgp.ingest.office import DocxReader, PptxReader
 from kgp.ingest.pdf import PdfReader
 from kgp.ingest.readers import reader_for
-from kgp.ingest.sheets import CsvReader, XlsxReader
+from kgp.ingest.sheets import CsvReader, XlsReader, XlsxReader
 from kgp.ingest.tables import parse_markdown_table, table_passages
 
 DOCX_SENTENCE = "Maria Lopez leads the dredging crew of the harbour."
@@ -148,7 +148,7 @@ HTML_PAGE = """<!DOCTYPE html>
 def test_the_registry_knows_every_format() -> None:
     kinds = {
         suffix: getattr(reader_for(Path(f"a{suffix}")), "kind", None)
-        for suffix in (".docx", ".pptx", ".html", ".HTM", ".csv", ".xlsx")
+        for suffix in (".docx", ".pptx", ".html", ".HTM", ".csv", ".xlsx", ".xls")
     }
     assert kinds == {
         ".docx": "docx",
@@ -157,6 +157,7 @@ def test_the_registry_knows_every_format() -> None:
         ".HTM": "html",
         ".csv": "csv",
         ".xlsx": "xlsx",
+        ".xls": "xls",
     }
 
 
@@ -192,6 +193,88 @@ def test_docx_table_without_header_and_tables_off(tmp_path: Path) -> None:
     prose = DocxReader().read(path, path.read_bytes(), tables=False)
     assert prose.tables == ()
     assert "Quay wall | 3000 | Ben" in text_of(prose)
+
+
+W_NS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+MC_NS = 'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
+WPS_NS = 'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"'
+
+
+def make_docx_with_hidden_text(path: Path) -> Path:
+    """A Word file whose text sits where python-docx's paragraphs do not look: a block content
+    control, an inline one, a text box (with the copy Word keeps for old readers), tracked
+    changes, a footnote, and a running header."""
+    import docx
+    from docx.opc.constants import RELATIONSHIP_TYPE as RT
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+    from docx.oxml import parse_xml
+
+    document = docx.Document()
+    document.add_paragraph("The ferry timetable changes in May.")
+    body = document.element.body
+    body.insert(
+        len(body) - 1,  # before the section properties
+        parse_xml(
+            f"<w:sdt {W_NS}><w:sdtPr/><w:sdtContent>"
+            "<w:p><w:r><w:t>The contract with Nordic Marine runs to 2027.</w:t></w:r></w:p>"
+            "</w:sdtContent></w:sdt>"
+        ),
+    )
+    inline = document.add_paragraph("Harbour master: ")
+    inline._p.append(
+        parse_xml(
+            f"<w:sdt {W_NS}><w:sdtContent><w:r><w:t>Ingrid Olsen</w:t></w:r></w:sdtContent></w:sdt>"
+        )
+    )
+    box = (
+        "<w:txbxContent><w:p><w:r><w:t>Call 555-0142 for berth bookings.</w:t></w:r></w:p>"
+        "</w:txbxContent>"
+    )
+    anchor = document.add_paragraph("See the box.")
+    anchor._p.append(
+        parse_xml(
+            f"<w:r {W_NS} {MC_NS} {WPS_NS}><mc:AlternateContent>"
+            f'<mc:Choice Requires="wps"><w:drawing><wps:txbx>{box}</wps:txbx></w:drawing>'
+            "</mc:Choice>"
+            f"<mc:Fallback><w:pict>{box}</w:pict></mc:Fallback>"
+            "</mc:AlternateContent></w:r>"
+        )
+    )
+    edited = document.add_paragraph("The fee is ")
+    edited._p.append(parse_xml(f"<w:del {W_NS}><w:r><w:delText>40</w:delText></w:r></w:del>"))
+    edited._p.append(parse_xml(f"<w:ins {W_NS}><w:r><w:t>45</w:t></w:r></w:ins>"))
+    edited._p.append(parse_xml(f'<w:r {W_NS}><w:t xml:space="preserve"> euros.</w:t></w:r>'))
+    notes = (
+        f'<w:footnotes {W_NS}><w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/>'
+        '</w:r></w:p></w:footnote><w:footnote w:id="1"><w:p><w:r>'
+        "<w:t>Fees were last raised in 2019.</w:t></w:r></w:p></w:footnote></w:footnotes>"
+    )
+    part = Part(
+        PackURI("/word/footnotes.xml"),
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml",
+        notes.encode(),
+        document.part.package,
+    )
+    document.part.relate_to(part, RT.FOOTNOTES)
+    document.sections[0].header.paragraphs[0].text = "Port Authority - internal"
+    document.save(str(path))
+    return path
+
+
+def test_docx_text_in_content_controls_text_boxes_changes_and_notes(tmp_path: Path) -> None:
+    path = make_docx_with_hidden_text(tmp_path / "ferry.docx")
+    text = text_of(DocxReader().read(path, path.read_bytes()))
+    assert text.split("\n\n") == [
+        "The ferry timetable changes in May.",
+        "The contract with Nordic Marine runs to 2027.",
+        "Harbour master: Ingrid Olsen",
+        "See the box.",
+        "Call 555-0142 for berth bookings.",  # once, not again from the fallback copy
+        "The fee is 45 euros.",  # what the tracked changes leave
+        "Fees were last raised in 2019.",
+    ]
+    assert "Port Authority" not in text, "a running header is page furniture"
 
 
 def test_docx_title_falls_back_to_properties_then_file_name(tmp_path: Path) -> None:
@@ -244,6 +327,42 @@ def test_xlsx_sheets_are_tables_with_formula_values(tmp_path: Path) -> None:
     ]
     assert grid(doc, 1) == [["Name", "Role"], ["Ana", "Diver"], ["Ben", "Engineer"]]
     assert (staff.rows, staff.cols) == (3, 2)
+
+
+def test_xls_of_excel_97_sheets_dates_and_formula_values(tmp_path: Path) -> None:
+    import datetime as dt
+
+    import xlwt
+
+    book = xlwt.Workbook()
+    budget = book.add_sheet("Budget")
+    for r, row in enumerate([["Item", "Cost", "Approved"], ["Quay wall", 3000.0, None]]):
+        for c, value in enumerate(row):
+            if value is not None:
+                budget.write(r, c, value)
+    budget.write(1, 2, dt.date(2024, 3, 5), xlwt.easyxf(num_format_str="YYYY-MM-DD"))
+    budget.write(2, 0, "Lighthouse repair")
+    budget.write(2, 1, 875.5)
+    budget.write(2, 2, True)
+    budget.write(3, 0, "Total")
+    budget.write(3, 1, xlwt.Formula("B2+B3"))
+    book.add_sheet("Staff").write(1, 1, "Ana")
+    path = tmp_path / "harbour.xls"
+    book.save(str(path))
+    doc = XlsReader().read(path, path.read_bytes())
+    assert doc.kind == "xls" and [p.number for p in doc.pages] == [1, 2]
+    assert [t.caption for t in doc.tables] == ["Budget", "Staff"]
+    assert grid(doc, 0)[:3] == [
+        ["Item", "Cost", "Approved"],
+        ["Quay wall", "3000", "2024-03-05"],  # a date, not Excel's serial number
+        ["Lighthouse repair", "875.5", "True"],
+    ]
+    assert grid(doc, 0)[3][0] == "Total"  # xlwt saves no formula value; Excel would
+    assert grid(doc, 1) == [["Ana"]]
+    damaged = tmp_path / "damaged.xls"
+    damaged.write_bytes(path.read_bytes()[:600])
+    with pytest.raises(DocumentError, match=r"damaged\.xls: not a readable Excel 97-2003"):
+        XlsReader().read(damaged, damaged.read_bytes())
 
 
 def test_csv_with_bom_and_semicolons(tmp_path: Path) -> None:
