@@ -1,16 +1,14 @@
-"""PDF reader: text per page in reading order with PyMuPDF, tables with camelot (lattice, then
-stream for borderless tables) rendered as Markdown; a table's words are kept out of its page's
+"""PDF reader: text per page in reading order with PyMuPDF, tables with camelot
+(:mod:`kgp.ingest.pdf_tables`) rendered as Markdown; a table's words are kept out of its page's
 text so they are not indexed twice, and page numbers and running heads out of every page's
 (:mod:`kgp.ingest.furniture`). Pages without a text layer are read by OCR where Tesseract's data
 is installed (:mod:`kgp.ingest.ocr`)."""
 
 from __future__ import annotations
 
-import logging
 import tempfile
-import warnings
-from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -19,134 +17,9 @@ from kgp.errors import DocumentError
 from kgp.ingest.document import Page, ReadDocument, Section
 from kgp.ingest.furniture import Line, furniture
 from kgp.ingest.ocr import read_scans, tessdata, unread_reason
-from kgp.ingest.tables import continued, is_caption, markdown_table
+from kgp.ingest.pdf_tables import Box, FoundTable, camelot_tables, carry_headers
+from kgp.ingest.tables import is_caption
 from kgp.ingest.titles import choose_title
-from kgp.stores.model import TableRecord
-
-# A stream table on a page without ruled tables is kept only when it looks like a table.
-STREAM_MIN_ROWS = 3
-STREAM_MIN_COLS = 3
-STREAM_MIN_ACCURACY = 90.0
-STREAM_MAX_WHITESPACE = 40.0
-STREAM_MAX_MEAN_CELL = 20.0
-CAPTIONED_MIN_ACCURACY = 80.0  # on a page that prints "Table ..."
-CAPTIONED_MAX_WHITESPACE = 65.0
-# a ruled table whose cells hold more lines than this on average has merged rows
-# (docs/benchmarks.md, Tables)
-MERGED_LINES_PER_CELL = 3.0
-CONTINUED_EDGE = 0.6  # a table that ends below 60 % of its page may go on at the top of the next
-
-
-@dataclass(frozen=True, slots=True)
-class FoundTable:
-    record: TableRecord
-    bbox: tuple[float, float, float, float]  # x0, top, x1, bottom in PyMuPDF page coordinates
-
-
-def _camelot_tables(
-    path: Path, heights: dict[int, float], captioned: Collection[int] = ()
-) -> list[FoundTable]:
-    """Ruled tables (lattice; one whose cells look merged read again by stream), then on pages
-    without them whitespace tables (stream) that are aligned enough (more loosely on the
-    ``captioned`` pages, which print a "Table ..." line) and look tabular."""
-    import camelot
-
-    found: list[FoundTable] = []
-    pages = ",".join(str(n) for n in sorted(heights))
-    logging.getLogger("camelot").setLevel(logging.ERROR)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ruled = list(camelot.read_pdf(str(path), pages=pages, flavor="lattice"))
-        ruled_pages = {int(t.page) for t in ruled}
-        rest = [n for n in sorted(heights) if n not in ruled_pages]
-        stream: list[tuple[Any, list[list[str]]]] = []
-        if rest:
-            stream = [
-                (t, t.df.values.tolist())
-                for t in camelot.read_pdf(
-                    str(path), pages=",".join(map(str, rest)), flavor="stream"
-                )
-                if t.shape[0] >= STREAM_MIN_ROWS
-                and t.shape[1] >= STREAM_MIN_COLS
-                and _clean_stream(t, int(t.page) in captioned)
-                and _tabular(t.df.values.tolist())
-            ]
-        lattice = [(table, _unmerged(path, table)) for table in ruled]
-    per_page: dict[int, int] = {}
-    for table, cells in sorted(lattice + stream, key=lambda t: (int(t[0].page), -t[0]._bbox[3])):
-        page = int(table.page)
-        index = per_page.get(page, 0)
-        per_page[page] = index + 1
-        x0, y0, x1, y1 = table._bbox  # PDF coordinates: origin bottom-left
-        height = heights[page]
-        found.append(
-            FoundTable(
-                TableRecord(
-                    page, index, markdown_table(cells), len(cells), len(cells[0]) if cells else 0
-                ),
-                (x0, height - y1, x1, height - y0),
-            )
-        )
-    return found
-
-
-def _carry_headers(
-    records: list[TableRecord], boxes: list[Box], heights: dict[int, float]
-) -> tuple[TableRecord, ...]:
-    """Tables that go on over a page break get their header back on the next page: a page's
-    first table, near its top, continues the previous page's last table, near its bottom
-    (:func:`kgp.ingest.tables.continued` says whether it does)."""
-    out = list(records)
-    for n in range(1, len(out)):
-        before, table = out[n - 1], out[n]
-        ends_low = boxes[n - 1][3] > CONTINUED_EDGE * heights[before.page]
-        starts_high = boxes[n][1] < (1 - CONTINUED_EDGE) * heights[table.page]
-        if table.index == 0 and ends_low and starts_high:
-            out[n] = continued(before, table) or table
-    return tuple(out)
-
-
-def _clean_stream(table: Any, captioned: bool) -> bool:
-    """Whether a whitespace (stream) table is aligned enough to be one: camelot's accuracy and
-    whitespace within limits, looser on a page that prints a table caption."""
-    accuracy = float(table.parsing_report.get("accuracy", 0))
-    whitespace = float(table.parsing_report.get("whitespace", 100))
-    if captioned:
-        return accuracy >= CAPTIONED_MIN_ACCURACY and whitespace <= CAPTIONED_MAX_WHITESPACE
-    return accuracy >= STREAM_MIN_ACCURACY and whitespace <= STREAM_MAX_WHITESPACE
-
-
-def _unmerged(path: Path, table: Any) -> list[list[str]]:
-    """A ruled table's cells; when they look merged (one column, or more than
-    ``MERGED_LINES_PER_CELL`` lines a cell: rules between rows or columns that lattice did not
-    see), its area read again by whitespace (stream), if that finds columns. Its box stays the
-    ruled one."""
-    cells: list[list[str]] = table.df.values.tolist()
-    filled = [str(c) for row in cells for c in row if str(c).strip()]
-    lines = sum(c.count("\n") + 1 for c in filled) / max(1, len(filled))
-    if table.shape[1] > 1 and lines <= MERGED_LINES_PER_CELL:
-        return cells
-    import camelot
-
-    x0, y0, x1, y1 = table._bbox
-    area = f"{x0 - 2},{y1 + 2},{x1 + 2},{y0 - 2}"  # left, top, right, bottom; a little margin
-    again = camelot.read_pdf(str(path), pages=str(table.page), flavor="stream", table_areas=[area])
-    better: list[list[list[str]]] = [t.df.values.tolist() for t in again if t.shape[1] > 1]
-    return better[0] if better else cells
-
-
-def _tabular(cells: list[list[str]]) -> bool:
-    """Columns of prose (multi-column pages) are not tables: a table's cells are short or
-    numeric."""
-    filled = [str(c).strip() for row in cells for c in row if str(c).strip()]
-    if not filled:
-        return False
-    numeric = sum(any(ch.isdigit() for ch in c) for c in filled) / len(filled)
-    mean_length = sum(len(c) for c in filled) / len(filled)
-    return numeric >= 0.25 or mean_length <= STREAM_MAX_MEAN_CELL
-
-
-Box = tuple[float, float, float, float]  # x0, top, x1, bottom
 
 
 def _inside(word: Sequence[Any], boxes: list[Box]) -> bool:
@@ -295,7 +168,7 @@ class PdfReader:
                     copy = Path(tmp) / "document.pdf"  # the bytes that were hashed, not the path
                     copy.write_bytes(data)
                     try:
-                        found = _camelot_tables(copy, heights, captioned)
+                        found = camelot_tables(copy, heights, captioned)
                     except Exception as exc:  # camelot fails on some damaged pages
                         notices.append(f"tables not read: {' '.join(str(exc).split())[:200]}")
                         found = []
@@ -317,7 +190,7 @@ class PdfReader:
                     skip.get(number, []),
                 )
                 pages.append(Page(number, (Section("", page_text),) if page_text.strip() else ()))
-            records = _carry_headers(
+            records = carry_headers(
                 [replace(t.record, caption=_caption(layout(t.record.page), t.bbox)) for t in found],
                 [t.bbox for t in found],
                 heights,

@@ -1,0 +1,258 @@
+"""A PDF's tables with camelot: ruled tables (lattice; one whose cells look merged read again
+by whitespace), then on pages without them whitespace tables (stream) that look like tables, their
+grids cleaned of what whitespace reading gets wrong (leader dots, wrapped lines, a table reported
+twice, prose taken in), and a table that goes on over a page break given its header back."""
+
+from __future__ import annotations
+
+import logging
+import re
+import warnings
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kgp.ingest.tables import continued, markdown_table
+from kgp.stores.model import TableRecord
+
+Box = tuple[float, float, float, float]  # x0, top, x1, bottom
+
+# A stream table on a page without ruled tables is kept only when it looks like a table.
+STREAM_MIN_ROWS = 3
+STREAM_MIN_COLS = 3
+STREAM_MIN_ACCURACY = 90.0
+STREAM_MAX_WHITESPACE = 40.0
+STREAM_MAX_MEAN_CELL = 20.0
+CAPTIONED_MIN_ACCURACY = 80.0  # on a page that prints "Table ..."
+CAPTIONED_MAX_WHITESPACE = 65.0
+# a ruled table whose cells hold more lines than this on average has merged rows
+# (docs/benchmarks.md, Tables)
+MERGED_LINES_PER_CELL = 3.0
+NUMBER = re.compile(r"[-+–(]?[$€£]?\d[\d,.]*%?\)?")  # a number as tables print it
+LEADER = re.compile(r"\s*(\.\s*)+")  # a cell of leader dots only
+PROSE_LINE = 60  # characters: a longer line in a whitespace table's cell is prose
+SAME_TABLE_SHARE = 0.9  # a table with this share of its box inside another's is the same one
+CONTINUED_EDGE = 0.6  # a table that ends below 60 % of its page may go on at the top of the next
+
+
+@dataclass(frozen=True, slots=True)
+class FoundTable:
+    record: TableRecord
+    bbox: tuple[float, float, float, float]  # x0, top, x1, bottom in PyMuPDF page coordinates
+
+
+def camelot_tables(
+    path: Path, heights: dict[int, float], captioned: Collection[int] = ()
+) -> list[FoundTable]:
+    """Ruled tables (lattice; one whose cells look merged read again by stream), then on pages
+    without them whitespace tables (stream) that are aligned enough (more loosely on the
+    ``captioned`` pages, which print a "Table ..." line) and look tabular."""
+    import camelot
+
+    found: list[FoundTable] = []
+    pages = ",".join(str(n) for n in sorted(heights))
+    logging.getLogger("camelot").setLevel(logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ruled = list(camelot.read_pdf(str(path), pages=pages, flavor="lattice"))
+        ruled_pages = {int(t.page) for t in ruled}
+        rest = [n for n in sorted(heights) if n not in ruled_pages]
+        stream: list[tuple[Any, list[list[str]]]] = []
+        if rest:
+            whole = camelot.read_pdf(str(path), pages=",".join(map(str, rest)), flavor="stream")
+            kept = (_aligned(path, t, int(t.page) in captioned) for t in whole)
+            stream = _distinct(
+                [(t, unwrapped(t.df.values.tolist())) for t in kept if t is not None]
+            )
+        lattice = [(table, _unmerged(path, table)) for table in ruled]
+    per_page: dict[int, int] = {}
+    for table, cells in sorted(lattice + stream, key=lambda t: (int(t[0].page), -t[0]._bbox[3])):
+        page = int(table.page)
+        cells = without_leaders(cells)
+        index = per_page.get(page, 0)
+        per_page[page] = index + 1
+        x0, y0, x1, y1 = table._bbox  # PDF coordinates: origin bottom-left
+        height = heights[page]
+        found.append(
+            FoundTable(
+                TableRecord(
+                    page, index, markdown_table(cells), len(cells), len(cells[0]) if cells else 0
+                ),
+                (x0, height - y1, x1, height - y0),
+            )
+        )
+    return found
+
+
+def carry_headers(
+    records: list[TableRecord], boxes: list[Box], heights: dict[int, float]
+) -> tuple[TableRecord, ...]:
+    """Tables that go on over a page break get their header back on the next page: a page's
+    first table, near its top, continues the previous page's last table, near its bottom
+    (:func:`kgp.ingest.tables.continued` says whether it does)."""
+    out = list(records)
+    for n in range(1, len(out)):
+        before, table = out[n - 1], out[n]
+        ends_low = boxes[n - 1][3] > CONTINUED_EDGE * heights[before.page]
+        starts_high = boxes[n][1] < (1 - CONTINUED_EDGE) * heights[table.page]
+        if table.index == 0 and ends_low and starts_high:
+            out[n] = continued(before, table) or table
+    return tuple(out)
+
+
+def _aligned(path: Path, table: Any, captioned: bool) -> Any | None:
+    """A whitespace (stream) table that looks like one (:func:`_looks_tabular`), or else the
+    same read again without the lines of prose it took in, if that looks like one by the
+    strict thresholds (a caption printed nearby may be prose's); else None."""
+    if _looks_tabular(table, captioned):
+        return table
+    if table.shape[1] < STREAM_MIN_COLS:  # columns of prose, not a table that took some in
+        return None
+    again = _without_prose(path, table)
+    return again if again is not table and _looks_tabular(again, False) else None
+
+
+def _looks_tabular(table: Any, captioned: bool) -> bool:
+    """Whether a whitespace (stream) table is big enough, aligned enough
+    (:func:`_clean_stream`) and holds short or numeric cells (:func:`_tabular`)."""
+    return (
+        table.shape[0] >= STREAM_MIN_ROWS
+        and table.shape[1] >= STREAM_MIN_COLS
+        and _clean_stream(table, captioned)
+        and _tabular(table.df.values.tolist())
+    )
+
+
+def _clean_stream(table: Any, captioned: bool) -> bool:
+    """Whether a whitespace (stream) table is aligned enough to be one: camelot's accuracy and
+    whitespace within limits, looser on a page that prints a table caption."""
+    accuracy = float(table.parsing_report.get("accuracy", 0))
+    whitespace = float(table.parsing_report.get("whitespace", 100))
+    if captioned:
+        return accuracy >= CAPTIONED_MIN_ACCURACY and whitespace <= CAPTIONED_MAX_WHITESPACE
+    return accuracy >= STREAM_MIN_ACCURACY and whitespace <= STREAM_MAX_WHITESPACE
+
+
+def _distinct(tables: list[tuple[Any, list[list[str]]]]) -> list[tuple[Any, list[list[str]]]]:
+    """The tables less those whose box lies mostly inside an earlier one's on the same page
+    (camelot's stream can report one table twice)."""
+    kept: list[tuple[Any, list[list[str]]]] = []
+    for table, cells in tables:
+        x0, y0, x1, y1 = table._bbox
+        area = max((x1 - x0) * (y1 - y0), 1.0)
+        if not any(
+            int(other.page) == int(table.page)
+            and max(min(x1, b[2]) - max(x0, b[0]), 0) * max(min(y1, b[3]) - max(y0, b[1]), 0)
+            >= SAME_TABLE_SHARE * area
+            for other, _ in kept
+            for b in [other._bbox]
+        ):
+            kept.append((table, cells))
+    return kept
+
+
+def _without_prose(path: Path, table: Any) -> Any:
+    """A whitespace (stream) table that took in lines of prose (a row with a line longer than
+    ``PROSE_LINE`` characters: text across the columns) read again over its longest run of rows
+    without them; else the table itself."""
+    prose = [
+        any(len(line) > PROSE_LINE for cell in row for line in str(cell).split("\n"))
+        for row in table.df.values.tolist()
+    ]
+    if not any(prose):
+        return table
+    runs: list[tuple[int, int]] = []  # (length, first row) of each run of rows without prose
+    start = 0
+    for n, is_prose in enumerate([*prose, True]):
+        if is_prose:
+            runs.append((n - start, start))
+            start = n + 1
+    length, first = max(runs)
+    if length < STREAM_MIN_ROWS:
+        return table
+    import camelot
+
+    top, bottom = table.rows[first][0], table.rows[first + length - 1][1]
+    x0, _, x1, _ = table._bbox
+    area = f"{x0},{top},{x1},{bottom}"
+    again = camelot.read_pdf(str(path), pages=str(table.page), flavor="stream", table_areas=[area])
+    return again[0] if len(again) else table
+
+
+def _unmerged(path: Path, table: Any) -> list[list[str]]:
+    """A ruled table's cells; when they look merged (one column, more than
+    ``MERGED_LINES_PER_CELL`` lines a cell, or a cell of numbers one per line: rules between rows
+    or columns that lattice did not see), its area read again by whitespace (stream), if that
+    finds columns. Its box stays the ruled one."""
+    cells: list[list[str]] = table.df.values.tolist()
+    filled = [str(c) for row in cells for c in row if str(c).strip()]
+    lines = sum(c.count("\n") + 1 for c in filled) / max(1, len(filled))
+    stacked = any(  # numbers one above the other in one cell: rows without a rule between
+        len(parts) > 1 and all(NUMBER.fullmatch(part.strip()) for part in parts)
+        for parts in (c.split("\n") for c in filled)
+    )
+    if table.shape[1] > 1 and lines <= MERGED_LINES_PER_CELL and not stacked:
+        return cells
+    import camelot
+
+    x0, y0, x1, y1 = table._bbox
+    area = f"{x0 - 2},{y1 + 2},{x1 + 2},{y0 - 2}"  # left, top, right, bottom; a little margin
+    again = camelot.read_pdf(str(path), pages=str(table.page), flavor="stream", table_areas=[area])
+    better = [unwrapped(t.df.values.tolist()) for t in again if t.shape[1] > 1]
+    return better[0] if better else cells
+
+
+def without_leaders(cells: list[list[str]]) -> list[list[str]]:
+    """The grid with cells of only leader dots (". . . ." between a label and its numbers) put
+    back at the end of the label before them, which ends in dots too (a lone ".." after a
+    number or a word marks a missing value), and the columns this leaves empty dropped."""
+    rows = [[str(c) for c in row] for row in cells]
+    for row in rows:
+        label = -1  # the cell the leaders after it belong to
+        for n, cell in enumerate(row):
+            if not LEADER.fullmatch(cell):
+                label = n if cell.strip() else label
+            elif label >= 0 and row[label].rstrip().endswith("."):
+                row[label], row[n] = f"{row[label]} {cell.strip()}", ""
+    keep = [n for n in range(len(rows[0]) if rows else 0) if any(row[n].strip() for row in rows)]
+    return [[row[n] for n in keep] for row in rows] if keep else rows
+
+
+def unwrapped(cells: list[list[str]]) -> list[list[str]]:
+    """A whitespace table's grid with the lines of wrapped text cells joined again: a row with
+    an empty first cell and only words, under words of the last row with a first cell,
+    continues that row's cells (whitespace reading sets each line on a row of its own)."""
+    rows: list[list[str]] = []
+    anchor: list[str] | None = None  # the last row with a first cell
+    for row in ([str(c) for c in row] for row in cells):
+        filled = [n for n, cell in enumerate(row) if cell.strip()]
+        if (
+            anchor is not None
+            and filled
+            and not row[0].strip()
+            and all(_words(anchor[n]) and _words(row[n]) for n in filled)
+        ):
+            for n in filled:
+                anchor[n] = f"{anchor[n]}\n{row[n]}"
+            continue
+        rows.append(row)
+        anchor = row if row[0].strip() else None
+    return rows
+
+
+def _words(cell: str) -> bool:
+    """Whether a cell's (last) line is words: letters, not a number or a sign."""
+    line = cell.strip().split("\n")[-1]
+    return any(ch.isalpha() for ch in line) and not NUMBER.fullmatch(line)
+
+
+def _tabular(cells: list[list[str]]) -> bool:
+    """Columns of prose (multi-column pages) are not tables: a table's cells are short or
+    numeric."""
+    filled = [str(c).strip() for row in cells for c in row if str(c).strip()]
+    if not filled:
+        return False
+    numeric = sum(any(ch.isdigit() for ch in c) for c in filled) / len(filled)
+    mean_length = sum(len(c) for c in filled) / len(filled)
+    return numeric >= 0.25 or mean_length <= STREAM_MAX_MEAN_CELL

@@ -1,0 +1,45 @@
+"""The grid clean-ups kgp's PDF reader applies to camelot's tables."""
+
+from kgp.ingest.pdf_tables import unwrapped, without_leaders
+
+
+def test_leader_dots_join_their_label_and_their_columns_go() -> None:
+    grid = [
+        ["Category", "", "", "2010"],
+        ["All ages . . .", ".", ". .", "303,858"],
+        ["Severe . . .", "", ".", "38,284"],
+    ]
+    assert without_leaders(grid) == [
+        ["Category", "2010"],
+        ["All ages . . . . . .", "303,858"],
+        ["Severe . . . .", "38,284"],
+    ]
+
+
+def test_a_lone_pair_of_dots_is_a_missing_value() -> None:
+    grid = [["Finland", "..", ".."], ["Ireland", "20", ".."]]
+    assert without_leaders(grid) == grid
+
+
+def test_wrapped_text_lines_rejoin_their_row() -> None:
+    grid = [
+        ["Source", "Definition", "Examples"],
+        ["Major", "Emissions of 10 tons", "Utilities,"],
+        ["", "or more a year", "refineries"],
+        ["Area", "Emissions of less", "Dry cleaners"],
+    ]
+    assert unwrapped(grid) == [
+        ["Source", "Definition", "Examples"],
+        ["Major", "Emissions of 10 tons\nor more a year", "Utilities,\nrefineries"],
+        ["Area", "Emissions of less", "Dry cleaners"],
+    ]
+
+
+def test_numbers_and_notes_under_numbers_stay_rows() -> None:
+    grid = [
+        ["Q1 2010", "0.64", "0.72"],
+        ["", "Source: Bloomberg", ""],
+        ["Total", "Fused oxide", "Silicon"],
+        ["", "2009", "2010"],
+    ]
+    assert unwrapped(grid) == grid
