@@ -349,7 +349,7 @@ def test_reader_metrics_with_bounds(
         )
         path = user_questions(tmp_path, USER_ROWS[:3])
         result = evaluate(
-            path, factory, tmp_path / "d", retrievers=["none,golden,kgp-tfidf"], k=5, reader=True
+            path, factory, tmp_path / "d", retrievers=["none,golden,kgp-tfidf"], k=10, reader=True
         )
         summary = result.summaries()
         assert summary["none"]["answered"] == 1, "only u1 has an answer to grade"

@@ -110,7 +110,7 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     chooser.set_files([str(EXAMPLES / "stations.md"), str(EXAMPLES / "maintenance.md")])
     expect(page.locator("#documents tbody tr")).to_have_count(3, timeout=120_000)
     listed = rows(page)
-    assert listed["upload:local/rainfall-2024.pdf"] == ["2", "1", "8"], "pages, tables, passages"
+    assert listed["upload:local/rainfall-2024.pdf"] == ["2", "1", "7"], "pages, tables, passages"
     assert (
         listed["upload:local/stations.md"][0] == "1"
         and int(listed["upload:local/stations.md"][2]) > 5
