@@ -63,7 +63,7 @@ def camelot_tables(
             whole = camelot.read_pdf(str(path), pages=",".join(map(str, rest)), flavor="stream")
             kept = (_aligned(path, t, int(t.page) in captioned) for t in whole)
             stream = _distinct(
-                [(t, unwrapped(t.df.values.tolist())) for t in kept if t is not None]
+                [(t, _repaired(t.df.values.tolist())) for t in kept if t is not None]
             )
         lattice = [(table, _unmerged(path, table)) for table in ruled]
     per_page: dict[int, int] = {}
@@ -199,7 +199,7 @@ def _unmerged(path: Path, table: Any) -> list[list[str]]:
     x0, y0, x1, y1 = table._bbox
     area = f"{x0 - 2},{y1 + 2},{x1 + 2},{y0 - 2}"  # left, top, right, bottom; a little margin
     again = camelot.read_pdf(str(path), pages=str(table.page), flavor="stream", table_areas=[area])
-    better = [unwrapped(t.df.values.tolist()) for t in again if t.shape[1] > 1]
+    better = [_repaired(t.df.values.tolist()) for t in again if t.shape[1] > 1]
     return better[0] if better else cells
 
 
@@ -217,6 +217,37 @@ def without_leaders(cells: list[list[str]]) -> list[list[str]]:
                 row[label], row[n] = f"{row[label]} {cell.strip()}", ""
     keep = [n for n in range(len(rows[0]) if rows else 0) if any(row[n].strip() for row in rows)]
     return [[row[n] for n in keep] for row in rows] if keep else rows
+
+
+def _repaired(cells: list[list[str]]) -> list[list[str]]:
+    """A whitespace (stream) table's grid with what reading by whitespace splits put together:
+    wrapped text (:func:`unwrapped`) and labels a line off their values (:func:`labelled`)."""
+    return labelled(unwrapped(cells))
+
+
+def labelled(cells: list[list[str]]) -> list[list[str]]:
+    """A whitespace grid with the rows that hold only a label (a first cell) just above and
+    just below a row of numbers without one put into it as its label, in order: whitespace
+    reading set a label a line off its values, or split a label of two lines around them."""
+    rows = [[str(c) for c in row] for row in cells]
+
+    def label_only(n: int) -> bool:
+        return 0 <= n < len(rows) and bool(rows[n][0].strip()) and not "".join(rows[n][1:]).strip()
+
+    taken: set[int] = set()
+    for m, row in enumerate(rows):
+        if m in taken or not _unlabelled_numbers(row):
+            continue
+        around = [n for n in (m - 1, m + 1) if n not in taken and label_only(n)]
+        if around:
+            row[0] = "\n".join(rows[n][0] for n in around)
+            taken.update(around)
+    return [row for n, row in enumerate(rows) if n not in taken]
+
+
+def _unlabelled_numbers(row: list[str]) -> bool:
+    values = [cell.strip() for cell in row[1:] if cell.strip()]
+    return not row[0].strip() and bool(values) and all(NUMBER.fullmatch(v) for v in values)
 
 
 def unwrapped(cells: list[list[str]]) -> list[list[str]]:

@@ -41,7 +41,8 @@ def test_sentences_do_not_end_at_initials_or_abbreviations_of_real_pdfs() -> Non
 
 def test_a_heading_joins_the_first_sentence_under_it() -> None:
     text = (
-        "(g) Installation of FCC OPS\n\nInstall software version P12.1.2. Test it on the ground first.\n\n"
+        "(g) Installation of FCC OPS\n\n"
+        "Install software version P12.1.2. Test it on the ground first.\n\n"
         "Part 3\n\nBackground\n\nOn October 29, 2018, a Boeing airplane was in an accident."
     )
     assert sentences(text) == [

@@ -1,6 +1,6 @@
 """The grid clean-ups kgp's PDF reader applies to camelot's tables."""
 
-from kgp.ingest.pdf_tables import unwrapped, without_leaders
+from kgp.ingest.pdf_tables import labelled, unwrapped, without_leaders
 
 
 def test_leader_dots_join_their_label_and_their_columns_go() -> None:
@@ -43,3 +43,21 @@ def test_numbers_and_notes_under_numbers_stay_rows() -> None:
         ["", "2009", "2010"],
     ]
     assert unwrapped(grid) == grid
+
+
+def test_a_label_a_line_off_its_numbers_joins_them() -> None:
+    grid = [
+        ["FY15 3rd Q TTL", "73,794", "96.0"],
+        ["", "224,446", "100.7"],
+        ["FY2015 TTL", "", ""],
+        ["Investigative Matters", "", ""],
+        ["", "426", "365"],
+        ["Received by AUSAs", "", ""],
+        ["Notes", "", ""],
+    ]
+    assert labelled(grid) == [
+        ["FY15 3rd Q TTL", "73,794", "96.0"],
+        ["FY2015 TTL", "224,446", "100.7"],  # below its values
+        ["Investigative Matters\nReceived by AUSAs", "426", "365"],  # a label of two lines
+        ["Notes", "", ""],  # beside no row of numbers: a row of its own
+    ]
