@@ -88,25 +88,17 @@ def continued(previous: TableRecord, table: TableRecord) -> TableRecord | None:
     return replace(table, markdown=markdown_table(grid), rows=len(grid), header_rows=len(header))
 
 
-def table_passages(
-    markdown: str, caption: str = "", *, budget: int = CHUNK_CHARS, header_rows: int = 0
-) -> list[str]:
-    """The table's rows as passages: each has the caption, the header rows and as many data
-    rows as fit ``budget`` characters (at least one). The header is ``header_rows`` rows when
-    the reader knows it (Word, PowerPoint, HTML, sheets: their first row), else the leading
-    rows that are not mostly numbers, at most three (a PDF table's grid says nothing of it)."""
-    return [
-        text for text, _ in table_chunks(markdown, caption, budget=budget, header_rows=header_rows)
-    ]
-
-
 def table_chunks(
     markdown: str, caption: str = "", *, budget: int = CHUNK_CHARS, header_rows: int = 0
 ) -> list[tuple[str, str]]:
-    """:func:`table_passages` with what the encoder reads of each: the same caption, header and
-    rows without Markdown (pipes, the rule line, empty cells) and the header cut to
-    ``HEADER_READ`` characters, so that the data rows telling one passage of a table from the
-    next fit the encoder's window (128 tokens for kgp-traversal) under a wide header."""
+    """The table's rows as passages, each with what the encoder reads of it. A passage has the
+    caption, the header rows and as many data rows as fit ``budget`` characters (at least one).
+    The header is ``header_rows`` rows when the reader knows it (Word, PowerPoint, HTML, sheets:
+    their first row), else the leading rows that are not mostly numbers, at most three (a PDF
+    table's grid says nothing of it). The encoder reads the same caption, header and rows
+    without Markdown (pipes, the rule line, empty cells) and the header cut to ``HEADER_READ``
+    characters, so that the data rows telling one passage of a table from the next fit its
+    window (128 tokens for kgp-traversal) under a wide header."""
     rows = parse_markdown_table(markdown)
     inside = caption_row(rows)
     if inside:
@@ -121,21 +113,19 @@ def table_chunks(
     if not body:
         return [("\n".join(lead), _joined(read_lead))]
     chunks: list[tuple[str, str]] = []
-    taken: list[list[str]] = []
+    taken: list[tuple[list[str], str]] = []  # each row and its Markdown line
     size = sum(len(part) + 1 for part in lead)
 
     def chunk() -> tuple[str, str]:
-        lines = [markdown_table([row]).splitlines()[0] for row in taken]
-        return "\n".join([*lead, *lines]), _joined(
-            [*read_lead, *("; ".join(_filled([row])) for row in taken)]
-        )
+        text = "\n".join([*lead, *(line for _, line in taken)])
+        return text, _joined([*read_lead, *("; ".join(_filled([row])) for row, _ in taken)])
 
     for row in body:
         line = markdown_table([row]).splitlines()[0]
         if taken and size + len(line) > budget:
             chunks.append(chunk())
             taken, size = [], sum(len(part) + 1 for part in lead)
-        taken.append(row)
+        taken.append((row, line))
         size += len(line) + 1
     chunks.append(chunk())
     return chunks

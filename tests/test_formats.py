@@ -21,7 +21,7 @@ from kgp.ingest.office import DocxReader, PptxReader
 from kgp.ingest.pdf import PdfReader
 from kgp.ingest.readers import reader_for
 from kgp.ingest.sheets import CsvReader, XlsReader, XlsxReader
-from kgp.ingest.tables import parse_markdown_table, table_passages
+from kgp.ingest.tables import parse_markdown_table, table_chunks
 
 DOCX_SENTENCE = "Maria Lopez leads the dredging crew of the harbour."
 XLSX_VALUE = "875"  # the lighthouse repair's cost, a cell of the Budget sheet
@@ -444,12 +444,13 @@ def test_a_sheet_of_words_keeps_its_one_header_row_in_every_row_passage(tmp_path
     read = CsvReader().read(path, "\n".join(lines).encode())
     (table,) = read.tables
     assert table.header_rows == 1
-    chunks = table_passages(table.markdown, table.caption, header_rows=table.header_rows)
+    known = table_chunks(table.markdown, table.caption, header_rows=table.header_rows)
+    chunks = [text for text, _ in known]
     assert len(chunks) > 2
     for chunk in chunks:
         assert "| Station | Manager | River |" in chunk
     assert sum("| Station Aa |" in chunk for chunk in chunks) == 1, "the first data row once"
-    guessed = table_passages(table.markdown, table.caption)
+    guessed = [text for text, _ in table_chunks(table.markdown, table.caption)]
     assert all("| Station Ab |" in chunk for chunk in guessed), "the guess took data as header"
 
 

@@ -15,7 +15,6 @@ from kgp.ingest.tables import (
     markdown_table,
     parse_markdown_table,
     table_chunks,
-    table_passages,
 )
 from kgp.stores.model import TableRecord
 
@@ -35,7 +34,7 @@ def test_a_continuation_gets_the_header_of_the_table_it_continues() -> None:
         HEADER,
         parse_markdown_table(rest.markdown)[0],
     ]
-    (chunk,) = table_passages(carried.markdown, header_rows=carried.header_rows)
+    ((chunk, _),) = table_chunks(carried.markdown, header_rows=carried.header_rows)
     assert chunk.splitlines()[0] == "| Notice Date | Company | City | Workers |"
     # and the page after takes the same header from the carried one
     third = continued(carried, record(3, [["08/03/2015", "Safeway", "Oakland", "202"]]))
@@ -103,7 +102,7 @@ def wide_table() -> tuple[str, str]:
 
 def test_the_encoder_reads_a_table_passage_without_markdown_under_a_header_it_sees_past() -> None:
     chunks = table_chunks(*wide_table())
-    assert [text for text, _ in chunks] == table_passages(*wide_table())
+    assert len(chunks) > 1 and all(t.startswith(f"{CAPTION}\n| State |") for t, _ in chunks)
     text, read = chunks[1]
     assert text.splitlines()[0] == CAPTION and text.splitlines()[1].startswith("| State |")
     lines = read.splitlines()
