@@ -115,7 +115,7 @@ def features(found: Evidence) -> tuple[list[str], np.ndarray]:
     if not ids:
         return [], np.zeros((0, len(FEATURES)))
     linked_to = partners(found)
-    pairs = pair_scores(found)
+    pairs = pair_scores(found, linked_to=linked_to)
     top = max(cosine[pid] for pid in ids)
     coverage = _term_coverage(found.question, {pid: found.texts.get(pid, "") for pid in ids})
     asked = set(words(found.question))

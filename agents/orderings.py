@@ -13,7 +13,7 @@ misses."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kgp.agents.seeders import reciprocal_rank_fusion
@@ -65,11 +65,17 @@ def partners(found: Evidence) -> dict[str, list[str]]:
     return {pid: sorted(others) for pid, others in out.items()}
 
 
-def pair_scores(found: Evidence, bonus: float = LINK_BONUS, own: float = 0.0) -> dict[str, float]:
-    """:func:`linked`'s score of every passage with a cosine, in visiting order."""
+def pair_scores(
+    found: Evidence,
+    bonus: float = LINK_BONUS,
+    own: float = 0.0,
+    linked_to: Mapping[str, Sequence[str]] | None = None,
+) -> dict[str, float]:
+    """:func:`linked`'s score of every passage with a cosine, in visiting order (``linked_to``:
+    :func:`partners`, when the caller has them)."""
     cosine = found.cosine
     scored = [pid for pid in found.walk.ids() if pid in cosine]
-    linked_to = partners(found)
+    linked_to = partners(found) if linked_to is None else linked_to
     best = sorted(scored, key=lambda pid: -cosine[pid])[:2]
 
     def pair(pid: str) -> float:

@@ -226,7 +226,7 @@ def mentions(question: str, document: DocumentSummary) -> bool:
     name = document.path.rsplit("/", 1)[-1].lower()
     stem = name.rsplit(".", 1)[0]
     title = " ".join(document.title.lower().split())
-    spaced = stem.replace("-", " ").replace("_", " ")
+    spaced = _spaced(stem)
     distinctive = len(stem) > 3 and not stem.isalpha()
     return bool(
         (name and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lowered))
@@ -242,7 +242,7 @@ def title_phrase(question: str, document: DocumentSummary) -> int:
     asked = " " + " ".join(words(question)) + " "
     stem = document.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     best = 0
-    for name in (document.title, stem.replace("-", " ").replace("_", " ")):
+    for name in (document.title, _spaced(stem)):
         own = list(words(name))
         for start in range(len(own)):
             for end in range(start + 2, len(own) + 1):
@@ -252,6 +252,11 @@ def title_phrase(question: str, document: DocumentSummary) -> int:
                 if run[-1] not in STOPWORDS and sum(w not in STOPWORDS for w in run) >= 2:
                     best = max(best, end - start)
     return best
+
+
+def _spaced(stem: str) -> str:
+    """A file name's stem as words: "rainfall-2024" and "rainfall_2024" as "rainfall 2024"."""
+    return stem.replace("-", " ").replace("_", " ")
 
 
 def printed_caption(table: StoredTable) -> str:
