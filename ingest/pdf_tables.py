@@ -1,7 +1,8 @@
 """A PDF's tables with camelot: ruled tables (lattice; one whose cells look merged read again
 by whitespace), then on pages without them whitespace tables (stream) that look like tables, their
-grids cleaned of what whitespace reading gets wrong (leader dots, wrapped lines, a table reported
-twice, prose taken in), and a table that goes on over a page break given its header back."""
+grids cleaned of what whitespace reading gets wrong (leader dots, wrapped lines, labels a line off
+their values, a table reported twice, prose taken in), and a table that goes on over a page break
+given its header back."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ CONTINUED_EDGE = 0.6  # a table that ends below 60 % of its page may go on at th
 @dataclass(frozen=True, slots=True)
 class FoundTable:
     record: TableRecord
-    bbox: tuple[float, float, float, float]  # x0, top, x1, bottom in PyMuPDF page coordinates
+    bbox: Box  # in PyMuPDF page coordinates
 
 
 def camelot_tables(
@@ -141,15 +142,19 @@ def _distinct(tables: list[tuple[Any, list[list[str]]]]) -> list[tuple[Any, list
     for table, cells in tables:
         x0, y0, x1, y1 = table._bbox
         area = max((x1 - x0) * (y1 - y0), 1.0)
-        if not any(
-            int(other.page) == int(table.page)
-            and max(min(x1, b[2]) - max(x0, b[0]), 0) * max(min(y1, b[3]) - max(y0, b[1]), 0)
-            >= SAME_TABLE_SHARE * area
+        inside = (
+            _overlap(table._bbox, other._bbox)
             for other, _ in kept
-            for b in [other._bbox]
-        ):
+            if int(other.page) == int(table.page)
+        )
+        if all(shared < SAME_TABLE_SHARE * area for shared in inside):
             kept.append((table, cells))
     return kept
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """The area two boxes share (any corner order that is the same for both)."""
+    return max(min(a[2], b[2]) - max(a[0], b[0]), 0) * max(min(a[3], b[3]) - max(a[1], b[1]), 0)
 
 
 def _without_prose(path: Path, table: Any) -> Any:
