@@ -1,5 +1,6 @@
 """PDF reader: text per page in reading order with PyMuPDF, tables with camelot
-(:mod:`kgp.ingest.pdf_tables`) rendered as Markdown; a table's words are kept out of its page's
+(:mod:`kgp.ingest.pdf_tables`) or, typed in a fixed-width font, by character columns
+(:mod:`kgp.ingest.fixed_width`), rendered as Markdown; a table's words are kept out of its page's
 text so they are not indexed twice, and page numbers and running heads out of every page's
 (:mod:`kgp.ingest.furniture`). Pages without a text layer are read by OCR where Tesseract's data
 is installed (:mod:`kgp.ingest.ocr`)."""
@@ -15,9 +16,10 @@ from typing import Any
 
 from kgp.errors import DocumentError
 from kgp.ingest.document import Page, ReadDocument, Section
+from kgp.ingest.fixed_width import fixed_width_tables, typed_lines
 from kgp.ingest.furniture import Line, furniture
 from kgp.ingest.ocr import read_scans, tessdata, unread_reason
-from kgp.ingest.pdf_tables import Box, FoundTable, camelot_tables, carry_headers
+from kgp.ingest.pdf_tables import Box, FoundTable, Grid, camelot_tables, carry_headers, numbered
 from kgp.ingest.tables import is_caption
 from kgp.ingest.titles import choose_title
 
@@ -164,14 +166,20 @@ class PdfReader:
 
             if tables:
                 captioned = {n for n in heights if _prints_caption(layout(n))}
+                typed: list[Grid] = [
+                    (n, box, cells)
+                    for n in heights
+                    for box, cells in fixed_width_tables(typed_lines(layout(n)))
+                ]
+                grids: list[Grid] = []
                 with tempfile.TemporaryDirectory() as tmp:
                     copy = Path(tmp) / "document.pdf"  # the bytes that were hashed, not the path
                     copy.write_bytes(data)
                     try:
-                        found = camelot_tables(copy, heights, captioned)
+                        grids = camelot_tables(copy, heights, captioned, {t[0] for t in typed})
                     except Exception as exc:  # camelot fails on some damaged pages
                         notices.append(f"tables not read: {' '.join(str(exc).split())[:200]}")
-                        found = []
+                found = numbered(typed + grids)
             folder = tessdata()
             scans = read_scans(doc, layout, folder)
             for number, (page, textpage) in scans.read.items():

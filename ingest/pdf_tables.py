@@ -30,10 +30,11 @@ CAPTIONED_MAX_WHITESPACE = 65.0
 # a ruled table whose cells hold more lines than this on average has merged rows
 # (docs/benchmarks.md, Tables)
 MERGED_LINES_PER_CELL = 3.0
-NUMBER = re.compile(r"[-+–(]?[$€£]?\d[\d,.]*%?\)?")  # a number as tables print it
+NUMBER = re.compile(r"[-+–(]?[$€£]?\d[\d,.]*(?:%|[KMB]|bn)?\)?")  # a number as tables print it
 LEADER = re.compile(r"\s*(\.\s*)+")  # a cell of leader dots only
 PROSE_LINE = 60  # characters: a longer line in a whitespace table's cell is prose
 SAME_TABLE_SHARE = 0.9  # a table with this share of its box inside another's is the same one
+HEADER_LINES = 6  # a wrapped header has at most this many lines
 CONTINUED_EDGE = 0.6  # a table that ends below 60 % of its page may go on at the top of the next
 
 
@@ -43,22 +44,29 @@ class FoundTable:
     bbox: Box  # in PyMuPDF page coordinates
 
 
+Grid = tuple[int, Box, list[list[str]]]  # a table's page, its box and its cells
+
+
 def camelot_tables(
-    path: Path, heights: dict[int, float], captioned: Collection[int] = ()
-) -> list[FoundTable]:
+    path: Path,
+    heights: dict[int, float],
+    captioned: Collection[int] = (),
+    typed: Collection[int] = (),
+) -> list[Grid]:
     """Ruled tables (lattice; one whose cells look merged read again by stream), then on pages
     without them whitespace tables (stream) that are aligned enough (more loosely on the
-    ``captioned`` pages, which print a "Table ..." line) and look tabular."""
+    ``captioned`` pages, which print a "Table ..." line) and look tabular. Pages in ``typed``
+    have their tables in a fixed-width font (:mod:`kgp.ingest.fixed_width`) and are not read by
+    whitespace."""
     import camelot
 
-    found: list[FoundTable] = []
     pages = ",".join(str(n) for n in sorted(heights))
     logging.getLogger("camelot").setLevel(logging.ERROR)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ruled = list(camelot.read_pdf(str(path), pages=pages, flavor="lattice"))
         ruled_pages = {int(t.page) for t in ruled}
-        rest = [n for n in sorted(heights) if n not in ruled_pages]
+        rest = [n for n in sorted(heights) if n not in ruled_pages and n not in typed]
         stream: list[tuple[Any, list[list[str]]]] = []
         if rest:
             whole = camelot.read_pdf(str(path), pages=",".join(map(str, rest)), flavor="stream")
@@ -67,22 +75,25 @@ def camelot_tables(
                 [(t, _repaired(t.df.values.tolist())) for t in kept if t is not None]
             )
         lattice = [(table, _unmerged(path, table)) for table in ruled]
-    per_page: dict[int, int] = {}
-    for table, cells in sorted(lattice + stream, key=lambda t: (int(t[0].page), -t[0]._bbox[3])):
+    grids = []
+    for table, cells in lattice + stream:
         page = int(table.page)
-        cells = without_leaders(cells)
+        x0, y0, x1, y1 = table._bbox  # PDF coordinates: origin bottom-left
+        box = (x0, heights[page] - y1, x1, heights[page] - y0)
+        grids.append((page, box, without_leaders(cells)))
+    return grids
+
+
+def numbered(grids: list[Grid]) -> list[FoundTable]:
+    """Tables in page order, each numbered from the top of its page."""
+    found: list[FoundTable] = []
+    per_page: dict[int, int] = {}
+    for page, box, cells in sorted(grids, key=lambda grid: (grid[0], grid[1][1])):
         index = per_page.get(page, 0)
         per_page[page] = index + 1
-        x0, y0, x1, y1 = table._bbox  # PDF coordinates: origin bottom-left
-        height = heights[page]
-        found.append(
-            FoundTable(
-                TableRecord(
-                    page, index, markdown_table(cells), len(cells), len(cells[0]) if cells else 0
-                ),
-                (x0, height - y1, x1, height - y0),
-            )
-        )
+        width = len(cells[0]) if cells else 0
+        record = TableRecord(page, index, markdown_table(cells), len(cells), width)
+        found.append(FoundTable(record, box))
     return found
 
 
@@ -226,8 +237,45 @@ def without_leaders(cells: list[list[str]]) -> list[list[str]]:
 
 def _repaired(cells: list[list[str]]) -> list[list[str]]:
     """A whitespace (stream) table's grid with what reading by whitespace splits put together:
-    wrapped text (:func:`unwrapped`) and labels a line off their values (:func:`labelled`)."""
-    return labelled(unwrapped(cells))
+    wrapped headers (:func:`wrapped_header`), wrapped text (:func:`unwrapped`) and labels a line
+    off their values (:func:`labelled`)."""
+    return labelled(unwrapped(wrapped_header(cells)))
+
+
+def wrapped_header(cells: list[list[str]]) -> list[list[str]]:
+    """A whitespace grid with its header's wrapped lines joined: above the first row of numbers,
+    a row of words goes into the row under it when every cell it fills has text under it and
+    none spans columns (a cell whose neighbours are empty over a row that fills them: "Stroke"
+    over "no. | Rate | (95% CI)" stays a row of its own)."""
+    rows = [[str(c) for c in row] for row in cells]
+    first_data = next((n for n, row in enumerate(rows) if _numbers(row[1:])), 0)
+    if first_data > HEADER_LINES:  # no header this deep: the numbers are not where data starts
+        return rows
+    n = 0
+    while n + 1 < first_data:
+        upper, lower = rows[n], rows[n + 1]
+        filled = [c for c, cell in enumerate(upper) if cell.strip()]
+        if filled and all(lower[c].strip() and not _spans(upper, lower, c) for c in filled):
+            rows[n + 1] = [
+                f"{a}\n{b}" if a.strip() else b for a, b in zip(upper, lower, strict=True)
+            ]
+            del rows[n]
+            first_data -= 1
+        else:
+            n += 1
+    return rows
+
+
+def _numbers(cells: list[str]) -> bool:
+    return any(NUMBER.fullmatch(cell.strip()) for cell in cells)
+
+
+def _spans(upper: list[str], lower: list[str], c: int) -> bool:
+    """Whether the cell at column ``c`` of a header row spans the columns on both sides of it:
+    they are empty in its row and filled in the row under it."""
+    if not 0 < c < len(upper) - 1:  # centred over columns, a spanning cell has both beside it
+        return False
+    return all(not upper[n].strip() and lower[n].strip() for n in (c - 1, c + 1))
 
 
 def labelled(cells: list[list[str]]) -> list[list[str]]:
