@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgp.ingest.tables import continued, markdown_table
+from kgp.ingest.tables import continued, is_caption, markdown_table
 from kgp.stores.model import TableRecord
 
 Box = tuple[float, float, float, float]  # x0, top, x1, bottom
+PdfBox = tuple[float, float, float, float]  # x0, bottom, x1, top: camelot's, origin bottom-left
+Read = tuple[Any, list[list[str]], PdfBox]  # a camelot table, its grid and its box
 
 # A stream table on a page without ruled tables is kept only when it looks like a table.
 STREAM_MIN_ROWS = 3
@@ -34,6 +36,8 @@ NUMBER = re.compile(r"[-+–(]?[$€£]?\d[\d,.]*(?:%|[KMB]|bn)?\)?")  # a numbe
 LEADER = re.compile(r"\s*(\.\s*)+")  # a cell of leader dots only
 PROSE_LINE = 60  # characters: a longer line in a whitespace table's cell is prose
 SAME_TABLE_SHARE = 0.9  # a table with this share of its box inside another's is the same one
+HEADER_SHARE = 0.5  # ... or this share, when it holds no number: another's header read alone
+NOTE = re.compile(r"(?:notes?\b|sources?\b|abbreviations?\b|see notes|[*†‡§]|[—–] ?[A-Z])", re.I)
 HEADER_LINES = 6  # a wrapped header has at most this many lines
 CONTINUED_EDGE = 0.6  # a table that ends below 60 % of its page may go on at the top of the next
 
@@ -67,18 +71,16 @@ def camelot_tables(
         ruled = list(camelot.read_pdf(str(path), pages=pages, flavor="lattice"))
         ruled_pages = {int(t.page) for t in ruled}
         rest = [n for n in sorted(heights) if n not in ruled_pages and n not in typed]
-        stream: list[tuple[Any, list[list[str]]]] = []
+        stream: list[Read] = []
         if rest:
             whole = camelot.read_pdf(str(path), pages=",".join(map(str, rest)), flavor="stream")
             kept = (_aligned(path, t, int(t.page) in captioned) for t in whole)
-            stream = _distinct(
-                [(t, _repaired(t.df.values.tolist())) for t in kept if t is not None]
-            )
-        lattice = [(table, _unmerged(path, table)) for table in ruled]
+            trimmed = _distinct([(t, *_trimmed(t)) for t in kept if t is not None])
+            stream = [(t, _repaired(cells), box) for t, cells, box in trimmed]
+        lattice = [(table, _unmerged(path, table), table._bbox) for table in ruled]
     grids = []
-    for table, cells in lattice + stream:
+    for table, cells, (x0, y0, x1, y1) in lattice + stream:  # PDF coordinates: origin bottom-left
         page = int(table.page)
-        x0, y0, x1, y1 = table._bbox  # PDF coordinates: origin bottom-left
         box = (x0, heights[page] - y1, x1, heights[page] - y0)
         grids.append((page, box, without_leaders(cells)))
     return grids
@@ -146,21 +148,64 @@ def _clean_stream(table: Any, captioned: bool) -> bool:
     return accuracy >= STREAM_MIN_ACCURACY and whitespace <= STREAM_MAX_WHITESPACE
 
 
-def _distinct(tables: list[tuple[Any, list[list[str]]]]) -> list[tuple[Any, list[list[str]]]]:
+def _distinct(tables: list[Read]) -> list[Read]:
     """The tables less those whose box lies mostly inside an earlier one's on the same page
-    (camelot's stream can report one table twice)."""
-    kept: list[tuple[Any, list[list[str]]]] = []
-    for table, cells in tables:
-        x0, y0, x1, y1 = table._bbox
-        area = max((x1 - x0) * (y1 - y0), 1.0)
-        inside = (
-            _overlap(table._bbox, other._bbox)
-            for other, _ in kept
-            if int(other.page) == int(table.page)
-        )
-        if all(shared < SAME_TABLE_SHARE * area for shared in inside):
-            kept.append((table, cells))
+    (camelot's stream can report one table twice), and those holding no number whose box lies
+    half inside one that holds numbers (a table's header lines reported as a table of their
+    own)."""
+
+    def inside(box: PdfBox, others: list[Read], page: int) -> list[float]:
+        return [_overlap(box, other[2]) for other in others if int(other[0].page) == page]
+
+    numbered = [read for read in tables if any(_numbers(row) for row in read[1])]
+    kept: list[Read] = []
+    for read in tables:
+        table, _, box = read
+        area = max((box[2] - box[0]) * (box[3] - box[1]), 1.0)
+        page = int(table.page)
+        if any(shared >= SAME_TABLE_SHARE * area for shared in inside(box, kept, page)):
+            continue
+        if read not in numbered and any(
+            shared >= HEADER_SHARE * area for shared in inside(box, numbered, page)
+        ):
+            continue
+        kept.append(read)
     return kept
+
+
+def _trimmed(table: Any) -> tuple[list[list[str]], PdfBox]:
+    """A whitespace (stream) table's grid less the caption lines it took in at its top and the
+    notes at its bottom ("NOTE: ...", "— Not available.", a line of prose), with its box cut to
+    its rows left: the caption is then found above it, and the notes stay its page's text."""
+    cells = [[str(c) for c in row] for row in table.df.values.tolist()]
+    first, last = 0, len(cells)
+    while first < last and _caption_line(cells[first], first > 0):
+        first += 1
+    while last > first and _note_line(cells[last - 1]):
+        last -= 1
+    if last - first < STREAM_MIN_ROWS - 1 or (first, last) == (0, len(cells)):
+        return cells, table._bbox
+    x0, y0, x1, y1 = table._bbox
+    top = table.rows[first][0] if first else y1
+    bottom = table.rows[last - 1][1] if last < len(cells) else y0
+    return cells[first:last], (x0, bottom, x1, top)
+
+
+def _caption_line(row: list[str], after_caption: bool) -> bool:
+    """Whether a grid row is a caption's line: "Table 2." (and its title beside it), or under
+    one a line that goes on with it ("by education system: 2011", "[In thousands]")."""
+    filled = [cell.strip() for cell in row if cell.strip()]
+    if not filled or _numbers(filled):
+        return False
+    if after_caption:
+        return len(filled) == 1 and (filled[0][0].islower() or filled[0][0] in "[(")
+    return len(filled) <= 2 and is_caption(filled[0])
+
+
+def _note_line(row: list[str]) -> bool:
+    """Whether a grid row is a note under a table: one cell, a note's opening or prose."""
+    filled = [cell.strip() for cell in row if cell.strip()]
+    return len(filled) == 1 and (bool(NOTE.match(filled[0])) or len(filled[0]) > PROSE_LINE)
 
 
 def _overlap(a: Box, b: Box) -> float:
