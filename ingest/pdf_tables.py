@@ -35,6 +35,7 @@ MERGED_LINES_PER_CELL = 3.0
 NUMBER = re.compile(r"[-+–(]?[$€£]?\d[\d,.]*(?:%|[KMB]|bn)?\)?")  # a number as tables print it
 LEADER = re.compile(r"\s*(\.\s*)+")  # a cell of leader dots only
 PROSE_LINE = 60  # characters: a longer line in a whitespace table's cell is prose
+PROSE_COLUMN_LINE = 50  # ... and a column with half its lines longer is the page's text beside it
 SAME_TABLE_SHARE = 0.9  # a table with this share of its box inside another's is the same one
 HEADER_SHARE = 0.5  # ... or this share, when it holds no number: another's header read alone
 NOTE = re.compile(r"(?:notes?\b|sources?\b|abbreviations?\b|see notes|[*†‡§]|[—–] ?[A-Z])", re.I)
@@ -174,21 +175,34 @@ def _distinct(tables: list[Read]) -> list[Read]:
 
 
 def _trimmed(table: Any) -> tuple[list[list[str]], PdfBox]:
-    """A whitespace (stream) table's grid less the caption lines it took in at its top and the
-    notes at its bottom ("NOTE: ...", "— Not available.", a line of prose), with its box cut to
-    its rows left: the caption is then found above it, and the notes stay its page's text."""
+    """A whitespace (stream) table's grid less what it took in of the page around it: a last
+    column of the page's prose (:func:`_prose_column`), caption lines at its top and notes at
+    its bottom ("NOTE: ...", "— Not available.", a line of prose); its box is cut to what is
+    left, so the caption is found above it and the rest stays its page's text."""
     cells = [[str(c) for c in row] for row in table.df.values.tolist()]
+    x0, y0, x1, y1 = table._bbox
+    if len(cells[0]) > STREAM_MIN_COLS and _prose_column([row[-1] for row in cells]):
+        cells = [row[:-1] for row in cells]  # the page's next column of text, beside the table
+        x1 = table.cols[-1][0]
     first, last = 0, len(cells)
     while first < last and _caption_line(cells[first], first > 0):
         first += 1
     while last > first and _note_line(cells[last - 1]):
         last -= 1
-    if last - first < STREAM_MIN_ROWS - 1 or (first, last) == (0, len(cells)):
-        return cells, table._bbox
-    x0, y0, x1, y1 = table._bbox
+    if last - first < STREAM_MIN_ROWS - 1:
+        first, last = 0, len(cells)
     top = table.rows[first][0] if first else y1
     bottom = table.rows[last - 1][1] if last < len(cells) else y0
-    return cells[first:last], (x0, bottom, x1, top)
+    rows = [row for row in cells[first:last] if any(cell.strip() for cell in row)]
+    return rows, (x0, bottom, x1, top)
+
+
+def _prose_column(column: list[str]) -> bool:
+    """Whether a whitespace table's column is a column of the page's prose: lines as long as a
+    text column's (half of them over ``PROSE_COLUMN_LINE`` characters), no number among them."""
+    filled = [cell.strip() for cell in column if cell.strip()]
+    long = sum(len(cell) > PROSE_COLUMN_LINE for cell in filled)
+    return len(filled) >= STREAM_MIN_ROWS and 2 * long >= len(filled) and not _numbers(filled)
 
 
 def _caption_line(row: list[str], after_caption: bool) -> bool:

@@ -1,6 +1,11 @@
 """The grid clean-ups kgp's PDF reader applies to camelot's tables."""
 
+from pathlib import Path
+
+import pymupdf
+from kgp.ingest.pdf import PdfReader
 from kgp.ingest.pdf_tables import labelled, unwrapped, without_leaders, wrapped_header
+from kgp.ingest.tables import parse_markdown_table
 
 
 def test_leader_dots_join_their_label_and_their_columns_go() -> None:
@@ -95,3 +100,45 @@ def test_rows_of_words_without_numbers_under_them_are_no_header() -> None:
     assert wrapped_header(grid) == grid  # "$1.1M" is a number: no header row to join
     prose = [["Source", "Definition"], ["Major", "Emissions of ten tons"], ["Area", "Less"]]
     assert wrapped_header(prose) == prose
+
+
+PROSE = [
+    "disparities in heart disease and stroke among persons who already",
+    "have heart disease or have experienced a stroke often focuses on",
+    "differences in access to care, use of diagnostic and surgical care,",
+    "and type of medication used in treatment. Research examining the",
+    "promotion of cardiovascular health through preventing the onset of",
+    "hypertension and atherosclerosis is needed across all the states.",
+    "Such work would show where prevention reaches people and where not,",
+    "and which of the programs of the states have done the most for them.",
+]
+
+
+def test_the_next_column_of_prose_beside_a_table_stays_page_text(tmp_path: Path) -> None:
+    """A table in the left column of a two-column page: whitespace reading takes the right
+    column's lines in as a last column of the table (ICDAR's us-025)."""
+    states = ["Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Florida"]
+    rows = [("State", "Deaths", "Rate", "(95% CI)")] + [
+        (name, f"{1000 + 37 * n:,}", f"{50 + n * 1.7:.1f}", f"({48 + n:.1f}-{52 + n:.1f})")
+        for n, name in enumerate(states)
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((40, 60), "Table 6. Number of deaths and death rates, by state", fontsize=9)
+    for n, row in enumerate(rows):
+        for x, cell in zip((40, 110, 160, 205), row, strict=True):
+            page.insert_text((x, 90 + 14 * n), cell, fontsize=8)
+    for n, line in enumerate(PROSE):
+        page.insert_text((320, 97 + 14 * n), line, fontsize=8)
+    pdf = tmp_path / "two-columns.pdf"
+    doc.save(pdf)
+
+    read = PdfReader().read(pdf, pdf.read_bytes())
+    (table,) = read.tables
+    assert table.caption == "Table 6. Number of deaths and death rates, by state"
+    grid = parse_markdown_table(table.markdown)
+    assert grid[0] == ["State", "Deaths", "Rate", "(95% CI)"]
+    assert grid[1] == ["Alabama", "1,000", "50.0", "(48.0-52.0)"]
+    assert len(grid) == len(rows)  # no row left empty where a line of prose was
+    text = read.pages[0].sections[0].text
+    assert all(line in text for line in PROSE)
