@@ -42,8 +42,9 @@ def shape(text: str) -> str:
 def furniture(lines: Iterable[Line], pages: int) -> list[Line]:
     """The lines that are furniture: a page number alone in its row at the top or the bottom of
     its page; and a margin row whose every line, words in it, is at the same height on at least
-    ``REPEATS`` of the pages (3 or more) or a page number, except where it first appears (a
-    table's header repeated on each page is kept once; a table's cell beside others is kept)."""
+    ``REPEATS`` of the pages (3 or more) or a page number, except where it first appears and is
+    not the page's outermost row (a table's header repeated on each page is kept once; a
+    table's cell beside others is kept)."""
     every = [line for line in lines if line.text.strip()]
     margin = [line for line in every if line.in_margin()]
     on_pages = Counter(key for _, key in {(line.page, _placed(line)) for line in margin})
@@ -62,13 +63,23 @@ def furniture(lines: Iterable[Line], pages: int) -> list[Line]:
     out = []
     for line in margin:
         row = [o for o in by_page[line.page] if _same_row(o, line)]
+        running = any(id(o) in repeated for o in row) and all(
+            id(o) in repeated or _PAGE_NUMBER.fullmatch(o.text.strip()) for o in row
+        )
         if (
-            id(line) in repeated
-            and all(id(o) in repeated or _PAGE_NUMBER.fullmatch(o.text.strip()) for o in row)
-            and first[_placed(line)] != line.page
+            running and (first[_placed(line)] != line.page or _outer_row(row, by_page[line.page]))
         ) or (_PAGE_NUMBER.fullmatch(line.text.strip()) and _outermost(line, row, by_page)):
             out.append(line)
     return out
+
+
+def _outer_row(row: list[Line], page: list[Line]) -> bool:
+    """Whether no line of the page lies beyond ``row`` towards the page's nearer edge: a running
+    head or foot where it first appears, not a table's header that the next pages repeat."""
+    top, bottom = min(o.box[1] for o in row), max(o.box[3] for o in row)
+    if bottom <= MARGIN * row[0].height:
+        return not any(o.box[3] <= top for o in page)
+    return not any(o.box[1] >= bottom for o in page)
 
 
 def _same_row(a: Line, b: Line) -> bool:

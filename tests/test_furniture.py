@@ -25,9 +25,17 @@ def test_page_numbers_and_running_heads_are_furniture() -> None:
             line(n, 770, f"- {n + 40} -"),
         ]
     found = texts(furniture(pages, 5))
-    heads = [(n, "Federal Register / Vol. 85, No. 152 / Proposed Rules") for n in range(2, 6)]
+    heads = [(n, "Federal Register / Vol. 85, No. 152 / Proposed Rules") for n in range(1, 6)]
     numbers = [(n, f"- {n + 40} -") for n in range(1, 6)]
-    assert found == sorted(heads + numbers), "the head is kept where it first appears"
+    assert found == sorted(heads + numbers), "the head goes on its first page too: nothing above"
+
+
+def test_a_table_header_repeated_at_the_top_of_each_page_is_kept_once() -> None:
+    pages = [line(1, 20, "Annual report on layoffs"), line(1, 40, "Notice Date Company")]
+    for n in range(2, 6):
+        pages += [line(n, 40, "Notice Date Company"), line(n, 300, f"Row of page {n}.")]
+    found = texts(furniture(pages, 5))
+    assert found == [(n, "Notice Date Company") for n in range(2, 6)], "kept under the title"
 
 
 def test_table_cells_in_the_margins_stay() -> None:
