@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import numpy as np
-from kgp.ingest.document import ReadDocument
+from kgp.ingest.document import Page, ReadDocument, Section
 from kgp.ingest.keywords import KeywordExtractor
 from kgp.ingest.tables import table_chunks
-from kgp.ingest.text import normalise, sentences, windows
+from kgp.ingest.text import carried_over, normalise, sentences, windows
 from kgp.settings import PassageMode, Settings
 from kgp.stores.model import DocumentGraph, DocumentRecord, PassageRecord
 
@@ -71,16 +71,28 @@ def split(text: str, settings: Settings) -> list[str]:
     ]
 
 
+def _flowing(pages: tuple[Page, ...]) -> list[tuple[int, Section]]:
+    """Each page's sections in order, with a sentence that a page break cuts whole on the page
+    it starts on (:func:`kgp.ingest.text.carried_over`), unless the next page opens a section."""
+    out = [(page.number, section) for page in pages for section in page.sections]
+    for n in range(len(out) - 1):
+        (page, before), (next_page, after) = out[n], out[n + 1]
+        if next_page != page and not after.heading:
+            text, rest = carried_over(before.text, after.text)
+            out[n] = (page, replace(before, text=text))
+            out[n + 1] = (next_page, replace(after, text=rest))
+    return out
+
+
 def draft(source: Source, read: ReadDocument, settings: Settings) -> Draft:
     """Passages (page, position, heading), the passages of each table's rows, and their
     keywords; pure."""
     pieces: list[tuple[int, str, str, tuple[int, int] | None]] = []
     reads: list[str] = []
-    for page in read.pages:
-        for section in page.sections:
-            for text in split(section.text, settings):
-                pieces.append((page.number, text, section.heading, None))
-                reads.append(text)
+    for number, section in _flowing(read.pages):
+        for text in split(section.text, settings):
+            pieces.append((number, text, section.heading, None))
+            reads.append(text)
     for table in read.tables:
         chunks = table_chunks(table.markdown, table.caption, header_rows=table.header_rows)
         for text, encoded in chunks:

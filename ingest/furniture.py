@@ -1,7 +1,8 @@
-"""Page furniture: the lines in a page's top and bottom margins that are no part of its text, a
-page number ("10", "- 41 -", "Page 3 of 12") or a running head or foot (the same line on many
-pages, numbers aside: "Federal Register / Vol. 85, No. 152 / ... / Proposed Rules"). Kept in
-the text they would become passages of their own, or glue onto a sentence."""
+"""Page furniture: the lines in a page's margins that are no part of its text, a page number
+("10", "- 41 -", "Page 3 of 12") or a running head or foot (the same line on many pages,
+numbers aside: "Federal Register / Vol. 85, No. 152 / ... / Proposed Rules"), at the top, the
+bottom or down a side. Kept in the text they would become passages of their own, or glue onto a
+sentence."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 MARGIN = 0.1  # the share of a page's height at its top and at its bottom where furniture sits
+SIDE_REPEATS = 0.2  # beside a page's text, a line on this share of the pages (heads alternate)
+SIDE_MIN_LINES = 10  # a page with fewer lines has no body of text to be beside
 REPEATS = 0.4  # a margin line on at least this share of the pages (and 3 or more) is furniture
 _PAGE_NUMBER = re.compile(
     r"[-–—(\[]?\s*(?:page|p\.|pg\.?)?\s*(?:\d{1,4}|[ivx]{1,6}|\d{1,2}\s*[-–]\s*\d{1,3})"
@@ -44,8 +47,13 @@ def furniture(lines: Iterable[Line], pages: int) -> list[Line]:
     its page; and a margin row whose every line, words in it, is at the same height on at least
     ``REPEATS`` of the pages (3 or more) or a page number, except where it first appears and is
     not the page's outermost row (a table's header repeated on each page is kept once; a
-    table's cell beside others is kept)."""
+    table's cell beside others is kept); and a line wholly beside a page's body of text at the
+    same height on ``SIDE_REPEATS`` of the pages ("ER", "29,2" and the page number down a
+    journal page's outer edge, alternating with another head on the facing pages)."""
     every = [line for line in lines if line.text.strip()]
+    by_page: dict[int, list[Line]] = {}
+    for line in every:
+        by_page.setdefault(line.page, []).append(line)
     margin = [line for line in every if line.in_margin()]
     on_pages = Counter(key for _, key in {(line.page, _placed(line)) for line in margin})
     least = max(3, REPEATS * pages)
@@ -54,13 +62,12 @@ def furniture(lines: Iterable[Line], pages: int) -> list[Line]:
         for line in margin
         if on_pages[_placed(line)] >= least and any(c.isalpha() for c in line.text)
     }
-    by_page: dict[int, list[Line]] = {}
-    for line in every:
-        by_page.setdefault(line.page, []).append(line)
     first: dict[tuple[str, int], int] = {}
     for line in sorted(margin, key=lambda line: line.page):
         first.setdefault(_placed(line), line.page)
-    out = []
+    side = [line for lines in by_page.values() for line in _beside_text(lines)]
+    on_side = Counter(key for _, key in {(line.page, _placed(line)) for line in side})
+    out = [line for line in side if on_side[_placed(line)] >= max(3, SIDE_REPEATS * pages)]
     for line in margin:
         row = [o for o in by_page[line.page] if _same_row(o, line)]
         running = any(id(o) in repeated for o in row) and all(
@@ -80,6 +87,22 @@ def _outer_row(row: list[Line], page: list[Line]) -> bool:
     if bottom <= MARGIN * row[0].height:
         return not any(o.box[3] <= top for o in page)
     return not any(o.box[1] >= bottom for o in page)
+
+
+def _beside_text(page: list[Line]) -> list[Line]:
+    """The lines of a page, out of its top and bottom margins, wholly left or right of its body
+    of text (the span of nine in ten of its lines' edges): a journal's running head down the
+    page's outer edge."""
+    if len(page) < SIDE_MIN_LINES:
+        return []
+    starts = sorted(line.box[0] for line in page)
+    ends = sorted(line.box[2] for line in page)
+    left, right = starts[len(starts) // 10], ends[len(ends) * 9 // 10]
+    return [
+        line
+        for line in page
+        if not line.in_margin() and (line.box[2] < left - 1 or line.box[0] > right + 1)
+    ]
 
 
 def _same_row(a: Line, b: Line) -> bool:

@@ -64,6 +64,21 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+_FIRST_END = re.compile(r"[.!?。！？][\"'”’)\]]*(?=\s|$)|\n\s*\n")  # a sentence's or a paragraph's
+
+
+def carried_over(before: str, after: str) -> tuple[str, str]:
+    """Two texts that a page break parts, with a sentence it cuts made whole on the first: when
+    ``before`` ends without a sentence's end and ``after`` opens in lower case, the words of
+    ``after`` up to its first sentence's end (or paragraph's) go to the end of ``before``."""
+    head, tail = before.rstrip(), after.lstrip()
+    if not head or not tail or not tail[0].islower() or _ENDS_SENTENCE.search(head):
+        return before, after
+    end = _FIRST_END.search(tail)
+    cut = end.end() if end else len(tail)
+    return f"{head} {tail[:cut].strip()}\n", tail[cut:].lstrip()
+
+
 def _heads(paragraph: str) -> bool:
     return len(paragraph) <= MAX_HEADING and not _ENDS_SENTENCE.search(paragraph)
 

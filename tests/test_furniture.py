@@ -55,3 +55,15 @@ def test_table_cells_in_the_margins_stay() -> None:
 def test_a_number_with_text_beyond_it_is_no_page_number() -> None:
     pages = [line(1, 700, "Body text."), line(1, 750, "12"), line(1, 775, "Footnote text.")]
     assert furniture(pages, 1) == []
+
+
+def test_a_running_head_down_the_outer_edge_of_facing_pages_is_furniture() -> None:
+    pages = []
+    for n in range(1, 9):
+        head = ["Shift work", "interventions"] if n % 2 else ["ER", "29,2"]
+        x0 = 440.0 if n % 2 else 20.0
+        pages += [line(n, 82, head[0], x0, x0 + 50), line(n, 96, head[1], x0, x0 + 50)]
+        pages += [line(n, 148, str(162 + n), x0, x0 + 20)]
+        pages += [line(n, 80 + 12 * k, f"Body line {k} of page {n}.", 116, 400) for k in range(40)]
+    found = texts(furniture(pages, 8))
+    assert len(found) == 8 * 3 and not any(text.startswith("Body") for _, text in found)

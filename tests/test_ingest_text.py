@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from kgp.errors import DocumentError
 from kgp.ingest.keywords import KeywordExtractor
 from kgp.ingest.readers import MarkdownReader, TextReader, reader_for
-from kgp.ingest.text import normalise, sentences, windows
+from kgp.ingest.text import carried_over, normalise, sentences, windows
 from kgp.text import terms
 
 
@@ -58,6 +58,21 @@ def test_a_heading_joins_the_first_sentence_under_it() -> None:
     assert sentences("Last words of a page without a full stop") == [
         "Last words of a page without a full stop"
     ]
+
+
+def test_a_sentence_cut_by_a_page_break_is_made_whole_on_its_first_page() -> None:
+    before = "The rated power is the power which the engine is capable of\n"
+    after = "delivering after works trials. Then the next sentence.\n"
+    assert carried_over(before, after) == (
+        "The rated power is the power which the engine is capable of delivering after works "
+        "trials.\n",
+        "Then the next sentence.\n",
+    )
+    # a page that ends a sentence, or a next page that opens one, stay as they are
+    assert carried_over("It ended.\n", "and yet. More.") == ("It ended.\n", "and yet. More.")
+    assert carried_over("Results\n", "The next page.") == ("Results\n", "The next page.")
+    # no sentence end on the next page: its first paragraph goes along
+    assert carried_over("a list of", "items\n\nOther text.") == ("a list of items\n", "Other text.")
 
 
 @given(st.text(min_size=1, max_size=2000), st.integers(60, 400), st.integers(0, 50))
