@@ -1,9 +1,10 @@
 """PDF reader: text per page in reading order with PyMuPDF, tables with camelot
 (:mod:`kgp.ingest.pdf_tables`) or, typed in a fixed-width font, by character columns
 (:mod:`kgp.ingest.fixed_width`), rendered as Markdown; a table's words are kept out of its page's
-text so they are not indexed twice, and page numbers and running heads out of every page's
-(:mod:`kgp.ingest.furniture`). Pages without a text layer are read by OCR where Tesseract's data
-is installed (:mod:`kgp.ingest.ocr`)."""
+text so they are not indexed twice, page numbers and running heads out of every page's
+(:mod:`kgp.ingest.furniture`), and words hyphenated at a line's end are made whole. Pages
+without a text layer are read by OCR where Tesseract's data is installed
+(:mod:`kgp.ingest.ocr`)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from kgp.ingest.furniture import Line, furniture
 from kgp.ingest.ocr import read_scans, tessdata, unread_reason
 from kgp.ingest.pdf_tables import Box, FoundTable, Grid, camelot_tables, carry_headers, numbered
 from kgp.ingest.tables import is_caption
+from kgp.ingest.text import dehyphenated
 from kgp.ingest.titles import choose_title
 
 
@@ -187,17 +189,22 @@ class PdfReader:
             skip: dict[int, list[Box]] = {}
             for line in furniture(_lines(doc, layout), doc.page_count):
                 skip.setdefault(line.page, []).append(line.box)
-            pages = []
+            texts = []
             for number in range(1, doc.page_count + 1):
                 boxes = [t.bbox for t in found if t.record.page == number]
                 page, textpage = scans.read.get(number, (doc[number - 1], None))
-                page_text = _page_text(
-                    partial(page.get_text, textpage=textpage),
-                    partial(layout, number),
-                    boxes,
-                    skip.get(number, []),
+                texts.append(
+                    _page_text(
+                        partial(page.get_text, textpage=textpage),
+                        partial(layout, number),
+                        boxes,
+                        skip.get(number, []),
+                    )
                 )
-                pages.append(Page(number, (Section("", page_text),) if page_text.strip() else ()))
+            pages = [
+                Page(number, (Section("", text),) if text.strip() else ())
+                for number, text in enumerate(dehyphenated(texts), start=1)
+            ]
             records = carry_headers(
                 [replace(t.record, caption=_caption(layout(t.record.page), t.bbox)) for t in found],
                 [t.bbox for t in found],

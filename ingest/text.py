@@ -79,6 +79,34 @@ def carried_over(before: str, after: str) -> tuple[str, str]:
     return f"{head} {tail[:cut].strip()}\n", tail[cut:].lstrip()
 
 
+_LINE_END_HYPHEN = re.compile(r"\b(\w+)-\n[ \t]*([a-z]\w*)")
+_WORD = re.compile(r"\w+(?:-\w+)*")
+
+
+def dehyphenated(texts: list[str]) -> list[str]:
+    """Texts (a document's pages, line by line) with the words that a line's end hyphenates
+    ("manufac-" | "turer") made whole, the document's own words deciding how: as one word when
+    the document writes it so elsewhere ("manufacturer") or when either part is no word of its
+    own ("manufac"); with its hyphen when the document writes it so ("real-time") or both parts
+    are words of it ("high" | "pressure")."""
+    rest = [_LINE_END_HYPHEN.sub(" ", text) for text in texts]  # the parts are no evidence
+    seen = {w.lower() for text in rest for w in _WORD.findall(text)}
+    seen |= {part for word in list(seen) for part in word.split("-")}
+
+    def whole(match: re.Match[str]) -> str:
+        first, second = match.group(1), match.group(2)
+        joined = f"{first}{second}".lower()
+        if joined in seen:
+            return f"{first}{second}"
+        if f"{first}-{second}".lower() in seen or (
+            first.lower() in seen and second.lower() in seen and len(first) > 2
+        ):
+            return f"{first}-{second}"
+        return f"{first}{second}"
+
+    return [_LINE_END_HYPHEN.sub(whole, text) for text in texts]
+
+
 def _heads(paragraph: str) -> bool:
     return len(paragraph) <= MAX_HEADING and not _ENDS_SENTENCE.search(paragraph)
 

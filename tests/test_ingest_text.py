@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from kgp.errors import DocumentError
 from kgp.ingest.keywords import KeywordExtractor
 from kgp.ingest.readers import MarkdownReader, TextReader, reader_for
-from kgp.ingest.text import carried_over, normalise, sentences, windows
+from kgp.ingest.text import carried_over, dehyphenated, normalise, sentences, windows
 from kgp.text import terms
 
 
@@ -57,6 +57,21 @@ def test_a_heading_joins_the_first_sentence_under_it() -> None:
     ]
     assert sentences("Last words of a page without a full stop") == [
         "Last words of a page without a full stop"
+    ]
+
+
+def test_words_hyphenated_at_a_line_end_are_made_whole_by_the_documents_own_words() -> None:
+    pages = [
+        "Engines are tested by the manufac-\nturer. A high-\npressure pump is real-\ntime.",
+        "The manufacturer tests the pump at high pressure in real-time. Dis-\nparities stay.",
+    ]
+    assert dehyphenated(pages) == [
+        "Engines are tested by the manufacturer. A high-pressure pump is real-time.",
+        "The manufacturer tests the pump at high pressure in real-time. Disparities stay.",
+    ]
+    # a hyphen before a capital or a number, or inside a line, is no line-end hyphenation
+    assert dehyphenated(["Covid-\n19 and Franco-\nPrussian, a well-known"]) == [
+        "Covid-\n19 and Franco-\nPrussian, a well-known"
     ]
 
 
