@@ -27,6 +27,9 @@ STREAM_MIN_COLS = 3
 STREAM_MIN_ACCURACY = 90.0
 STREAM_MAX_WHITESPACE = 40.0
 STREAM_MAX_MEAN_CELL = 20.0
+LABELS_MIN_ROWS = 5  # a captioned two-column table of labels and texts has this many rows
+LABEL_MAX = 45  # characters: a longer first cell is a line of prose, not a label
+LABELS_SHORT_SHARE = 0.8  # ... and this share of the first cells are labels
 CAPTIONED_MIN_ACCURACY = 80.0  # on a page that prints "Table ..."
 CAPTIONED_MAX_WHITESPACE = 65.0
 # a ruled table whose cells hold more lines than this on average has merged rows
@@ -120,7 +123,7 @@ def _aligned(path: Path, table: Any, captioned: bool) -> Any | None:
     """A whitespace (stream) table that looks like one (:func:`_looks_tabular`), or else the
     same read again without the lines of prose it took in, if that looks like one by the
     strict thresholds (a caption printed nearby may be prose's); else None."""
-    if _looks_tabular(table, captioned):
+    if _looks_tabular(table, captioned) or (captioned and _labels_and_texts(table)):
         return table
     if table.shape[1] < STREAM_MIN_COLS:  # columns of prose, not a table that took some in
         return None
@@ -136,6 +139,23 @@ def _looks_tabular(table: Any, captioned: bool) -> bool:
         and table.shape[1] >= STREAM_MIN_COLS
         and _clean_stream(table, captioned)
         and _tabular(table.df.values.tolist())
+    )
+
+
+def _labels_and_texts(table: Any) -> bool:
+    """Whether a two-column whitespace table is labels and what they say ("Inflation rate" |
+    "Inflation rate ranges between 1.0% and 2.0%"), not two columns of prose: long enough,
+    aligned by the strict thresholds, its first column's cells short."""
+    if table.shape[1] != 2 or table.shape[0] < LABELS_MIN_ROWS:
+        return False
+    firsts = (str(row[0]).strip() for row in table.df.values.tolist())
+    labels = sorted(len(cell) for cell in firsts if cell and not is_caption(cell))
+    short = sum(length <= LABEL_MAX for length in labels)  # the rest: notes under the table
+    return (
+        _clean_stream(table, False)
+        and short >= LABELS_MIN_ROWS
+        and short >= LABELS_SHORT_SHARE * len(labels)
+        and labels[len(labels) // 2] <= STREAM_MAX_MEAN_CELL + 10
     )
 
 
@@ -187,8 +207,10 @@ def _trimmed(table: Any) -> tuple[list[list[str]], PdfBox]:
     first, last = 0, len(cells)
     while first < last and _caption_line(cells[first], first > 0):
         first += 1
-    while last > first and _note_line(cells[last - 1]):
-        last -= 1
+    tail = last  # the rows of one cell or none at the bottom: from the first note on, notes
+    while tail > first and sum(bool(cell.strip()) for cell in cells[tail - 1]) <= 1:
+        tail -= 1
+    last = next((n for n in range(tail, last) if _note_line(cells[n])), last)
     if last - first < STREAM_MIN_ROWS - 1:
         first, last = 0, len(cells)
     top = table.rows[first][0] if first else y1

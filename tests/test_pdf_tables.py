@@ -142,3 +142,33 @@ def test_the_next_column_of_prose_beside_a_table_stays_page_text(tmp_path: Path)
     assert len(grid) == len(rows)  # no row left empty where a line of prose was
     text = read.pages[0].sections[0].text
     assert all(line in text for line in PROSE)
+
+
+def test_a_captioned_table_of_labels_and_texts_is_a_table_and_its_notes_stay_text(
+    tmp_path: Path,
+) -> None:
+    rows = [
+        ("Variable", "Assumption"),
+        ("Population", "Projections are consistent with the Census estimates"),
+        ("Young adults", "Census projection: annual growth rate of 0.1%"),
+        ("Inflation rate", "Inflation rate ranges between 1.0% and 2.0%"),
+        ("Unemployment (men)", "Remains between 17.7% and 26.8%"),
+        ("Unemployment (women)", "Remains between 14.3% and 19.6%"),
+        ("Disposable income", "Annual changes range between -1.9% and 2.2%"),
+    ]
+    note = "SOURCE: U.S. Department of Commerce, Census Bureau, Population Estimates, 2011."
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((40, 60), "Table A-1. Summary of forecast assumptions to 2021", fontsize=9)
+    for n, (label, text) in enumerate(rows):
+        page.insert_text((40, 90 + 14 * n), label, fontsize=8)
+        page.insert_text((200, 90 + 14 * n), text, fontsize=8)
+    page.insert_text((40, 90 + 14 * len(rows) + 4), note, fontsize=7)
+    pdf = tmp_path / "assumptions.pdf"
+    doc.save(pdf)
+
+    read = PdfReader().read(pdf, pdf.read_bytes())
+    (table,) = read.tables
+    assert table.caption == "Table A-1. Summary of forecast assumptions to 2021"
+    assert parse_markdown_table(table.markdown) == [list(row) for row in rows]
+    assert note in read.pages[0].sections[0].text
