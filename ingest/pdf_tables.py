@@ -36,6 +36,7 @@ CAPTIONED_MAX_WHITESPACE = 65.0
 # (docs/benchmarks.md, Tables)
 MERGED_LINES_PER_CELL = 3.0
 NUMBER = re.compile(r"[-+–(]?[$€£]?\d[\d,.]*(?:%|[KMB]|bn)?\)?")  # a number as tables print it
+WIDE_GAP = re.compile(r" {3,}")  # spaces between two columns' texts in one cell
 LEADER = re.compile(r"\s*(\.\s*)+")  # a cell of leader dots only
 PROSE_LINE = 60  # characters: a longer line in a whitespace table's cell is prose
 PROSE_COLUMN_LINE = 50  # ... and a column with half its lines longer is the page's text beside it
@@ -228,14 +229,14 @@ def _prose_column(column: list[str]) -> bool:
 
 
 def _caption_line(row: list[str], after_caption: bool) -> bool:
-    """Whether a grid row is a caption's line: "Table 2." (and its title beside it), or under
-    one a line that goes on with it ("by education system: 2011", "[In thousands]")."""
+    """Whether a grid row at a table's top is a caption's line: "Table 2." (and its title beside
+    it), or a line going on with one, whose first line may be above the table ("by education
+    system: 2011", "[In thousands]")."""
     filled = [cell.strip() for cell in row if cell.strip()]
     if not filled or _numbers(filled):
         return False
-    if after_caption:
-        return len(filled) == 1 and (filled[0][0].islower() or filled[0][0] in "[(")
-    return len(filled) <= 2 and is_caption(filled[0])
+    goes_on = len(filled) == 1 and (filled[0][0].islower() or filled[0][0] in "[(")
+    return goes_on or (not after_caption and len(filled) <= 2 and is_caption(filled[0]))
 
 
 def _note_line(row: list[str]) -> bool:
@@ -317,10 +318,30 @@ def without_leaders(cells: list[list[str]]) -> list[list[str]]:
 
 
 def _repaired(cells: list[list[str]]) -> list[list[str]]:
-    """A whitespace (stream) table's grid with what reading by whitespace splits put together:
-    wrapped headers (:func:`wrapped_header`), wrapped text (:func:`unwrapped`) and labels a line
-    off their values (:func:`labelled`)."""
-    return labelled(unwrapped(wrapped_header(cells)))
+    """A whitespace (stream) table's grid with what reading by whitespace got wrong put right:
+    columns read as one (:func:`spread`), wrapped headers (:func:`wrapped_header`), wrapped text
+    (:func:`unwrapped`) and labels a line off their values (:func:`labelled`)."""
+    return labelled(unwrapped(wrapped_header(spread(cells))))
+
+
+def spread(cells: list[list[str]]) -> list[list[str]]:
+    """A whitespace grid with the cells that hold several columns' texts apart by wide gaps
+    ("PK–12      PK–8      9–12", a header whose columns were read as one) spread over the
+    empty cells around them, when there are as many of those as texts."""
+    rows = [[str(c) for c in row] for row in cells]
+    for row in rows:
+        for n, cell in enumerate(row):
+            parts = [part for part in WIDE_GAP.split(cell.strip()) if part]
+            if len(parts) < 2:
+                continue
+            first, last = n, n
+            while first > 0 and not row[first - 1].strip():
+                first -= 1
+            while last + 1 < len(row) and not row[last + 1].strip():
+                last += 1
+            if last - first + 1 == len(parts):
+                row[first : last + 1] = parts
+    return rows
 
 
 def wrapped_header(cells: list[list[str]]) -> list[list[str]]:

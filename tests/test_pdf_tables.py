@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pymupdf
 from kgp.ingest.pdf import PdfReader
-from kgp.ingest.pdf_tables import labelled, unwrapped, without_leaders, wrapped_header
+from kgp.ingest.pdf_tables import labelled, spread, unwrapped, without_leaders, wrapped_header
 from kgp.ingest.tables import parse_markdown_table
 
 
@@ -172,3 +172,14 @@ def test_a_captioned_table_of_labels_and_texts_is_a_table_and_its_notes_stay_tex
     assert table.caption == "Table A-1. Summary of forecast assumptions to 2021"
     assert parse_markdown_table(table.markdown) == [list(row) for row in rows]
     assert note in read.pages[0].sections[0].text
+
+
+def test_columns_read_as_one_cell_spread_over_the_empty_cells_around_it() -> None:
+    grid = [
+        ["", "", "Total", "", "Private"],
+        ["Year", "", "PK–12        PK–8      9–12   PK–12", "", ""],
+        ["1996", "51,544", "37,481", "5,933", "4,719"],
+    ]
+    assert spread(grid)[1] == ["Year", "PK–12", "PK–8", "9–12", "PK–12"]
+    # as many texts as cells only: otherwise the cell stays whole
+    assert spread([["a", "b      c      d", ""]]) == [["a", "b      c      d", ""]]
