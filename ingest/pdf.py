@@ -1,5 +1,6 @@
 """PDF reader: text per page in reading order with PyMuPDF, tables with camelot
-(:mod:`kgp.ingest.pdf_tables`) or, typed in a fixed-width font, by character columns
+(:mod:`kgp.ingest.pdf_tables`), drawn as filled cells from the page's rectangles
+(:mod:`kgp.ingest.filled_tables`) or typed in a fixed-width font by character columns
 (:mod:`kgp.ingest.fixed_width`), rendered as Markdown; a table's words are kept out of its page's
 text so they are not indexed twice, page numbers and running heads out of every page's
 (:mod:`kgp.ingest.furniture`), and words hyphenated at a line's end are made whole. Pages
@@ -17,10 +18,19 @@ from typing import Any
 
 from kgp.errors import DocumentError
 from kgp.ingest.document import Page, ReadDocument, Section
+from kgp.ingest.filled_tables import filled_cells, filled_tables
 from kgp.ingest.fixed_width import fixed_width_tables, typed_lines
 from kgp.ingest.furniture import Line, furniture
 from kgp.ingest.ocr import read_scans, tessdata, unread_reason
-from kgp.ingest.pdf_tables import Box, FoundTable, Grid, camelot_tables, carry_headers, numbered
+from kgp.ingest.pdf_tables import (
+    Box,
+    FoundTable,
+    Grid,
+    camelot_tables,
+    carry_headers,
+    numbered,
+    one_reading,
+)
 from kgp.ingest.tables import is_caption
 from kgp.ingest.text import dehyphenated
 from kgp.ingest.titles import choose_title
@@ -173,6 +183,13 @@ class PdfReader:
                     for n in heights
                     for box, cells in fixed_width_tables(typed_lines(layout(n)))
                 ]
+                filled: list[Grid] = [
+                    (n, box, cells)
+                    for n in heights
+                    for box, cells in filled_tables(
+                        filled_cells(doc[n - 1].get_drawings()), doc[n - 1].get_text("words")
+                    )
+                ]
                 grids: list[Grid] = []
                 with tempfile.TemporaryDirectory() as tmp:
                     copy = Path(tmp) / "document.pdf"  # the bytes that were hashed, not the path
@@ -181,7 +198,7 @@ class PdfReader:
                         grids = camelot_tables(copy, heights, captioned, {t[0] for t in typed})
                     except Exception as exc:  # camelot fails on some damaged pages
                         notices.append(f"tables not read: {' '.join(str(exc).split())[:200]}")
-                found = numbered(typed + grids)
+                found = numbered(typed + one_reading(grids, filled))
             folder = tessdata()
             scans = read_scans(doc, layout, folder)
             for number, (page, textpage) in scans.read.items():

@@ -41,6 +41,7 @@ LEADER = re.compile(r"\s*(\.\s*)+")  # a cell of leader dots only
 PROSE_LINE = 60  # characters: a longer line in a whitespace table's cell is prose
 PROSE_COLUMN_LINE = 50  # ... and a column with half its lines longer is the page's text beside it
 SAME_TABLE_SHARE = 0.9  # a table with this share of its box inside another's is the same one
+SAME_TABLE_OVERLAP = 0.5  # ... and one half inside a table read another way
 HEADER_SHARE = 0.5  # ... or this share, when it holds no number: another's header read alone
 NOTE = re.compile(r"(?:notes?\b|sources?\b|abbreviations?\b|see notes|[*†‡§]|[—–] ?[A-Z])", re.I)
 HEADER_LINES = 6  # a wrapped header has at most this many lines
@@ -102,6 +103,24 @@ def numbered(grids: list[Grid]) -> list[FoundTable]:
         record = TableRecord(page, index, markdown_table(cells), len(cells), width)
         found.append(FoundTable(record, box))
     return found
+
+
+def one_reading(first: list[Grid], second: list[Grid]) -> list[Grid]:
+    """Tables read two ways with one reading each: a table of ``first`` that lies half inside
+    one of ``second`` gives way to it (the same table, read better the second way); then one of
+    ``second`` that lies half inside a table of ``first`` left gives way to that one (it read
+    only part of a larger table)."""
+
+    def inside(grid: Grid, others: list[Grid]) -> bool:
+        page, box, _ = grid
+        area = max((box[2] - box[0]) * (box[3] - box[1]), 1.0)
+        return any(
+            other_page == page and _overlap(box, other) >= SAME_TABLE_OVERLAP * area
+            for other_page, other, _ in others
+        )
+
+    kept = [grid for grid in first if not inside(grid, second)]
+    return kept + [grid for grid in second if not inside(grid, kept)]
 
 
 def carry_headers(
