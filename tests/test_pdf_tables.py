@@ -3,8 +3,8 @@
 from pathlib import Path
 
 import pymupdf
+from kgp.ingest.grids import labelled, spread, unwrapped, without_leaders, wrapped_header
 from kgp.ingest.pdf import PdfReader
-from kgp.ingest.pdf_tables import labelled, spread, unwrapped, without_leaders, wrapped_header
 from kgp.ingest.tables import parse_markdown_table
 
 

@@ -1,0 +1,189 @@
+"""A table's grid as whitespace reading gives it, put right: pure functions over rows of cell
+texts. Leader dots go back to their label, columns read as one cell are spread, a header wrapped
+over lines is one row, wrapped text and labels a line off their values rejoin their row; and the
+rows that are no part of a table (a caption's lines, notes, a column of the page's prose) are
+told apart."""
+
+from __future__ import annotations
+
+import re
+
+from kgp.ingest.tables import is_caption
+
+NUMBER = re.compile(r"[-+–(]?[$€£]?\d[\d,.]*(?:%|[KMB]|bn)?\)?")  # a number as tables print it
+WIDE_GAP = re.compile(r" {3,}")  # spaces between two columns' texts in one cell
+LEADER = re.compile(r"\s*(\.\s*)+")  # a cell of leader dots only
+NOTE = re.compile(r"(?:notes?\b|sources?\b|abbreviations?\b|see notes|[*†‡§]|[—–] ?[A-Z])", re.I)
+PROSE_LINE = 60  # characters: a longer line in a whitespace table's cell is prose
+PROSE_COLUMN_LINE = 50  # ... and a column with half its lines longer is the page's text beside it
+HEADER_LINES = 6  # a wrapped header has at most this many lines
+STREAM_MIN_ROWS = 3  # rows (and columns) a whitespace table has at least
+STREAM_MAX_MEAN_CELL = 20.0  # characters: a table of words has cells this short on average
+
+
+def without_leaders(cells: list[list[str]]) -> list[list[str]]:
+    """The grid with cells of only leader dots (". . . ." between a label and its numbers) put
+    back at the end of the label before them, which ends in dots too (a lone ".." after a
+    number or a word marks a missing value), and the columns this leaves empty dropped."""
+    rows = [[str(c) for c in row] for row in cells]
+    for row in rows:
+        label = -1  # the cell the leaders after it belong to
+        for n, cell in enumerate(row):
+            if not LEADER.fullmatch(cell):
+                label = n if cell.strip() else label
+            elif label >= 0 and row[label].rstrip().endswith("."):
+                row[label], row[n] = f"{row[label]} {cell.strip()}", ""
+    keep = [n for n in range(len(rows[0]) if rows else 0) if any(row[n].strip() for row in rows)]
+    return [[row[n] for n in keep] for row in rows] if keep else rows
+
+
+def repaired(cells: list[list[str]]) -> list[list[str]]:
+    """A whitespace (stream) table's grid with what reading by whitespace got wrong put right:
+    columns read as one (:func:`spread`), wrapped headers (:func:`wrapped_header`), wrapped text
+    (:func:`unwrapped`) and labels a line off their values (:func:`labelled`)."""
+    return labelled(unwrapped(wrapped_header(spread(cells))))
+
+
+def spread(cells: list[list[str]]) -> list[list[str]]:
+    """A whitespace grid with the cells that hold several columns' texts apart by wide gaps
+    ("PK–12      PK–8      9–12", a header whose columns were read as one) spread over the
+    empty cells around them, when there are as many of those as texts."""
+    rows = [[str(c) for c in row] for row in cells]
+    for row in rows:
+        for n, cell in enumerate(row):
+            parts = [part for part in WIDE_GAP.split(cell.strip()) if part]
+            if len(parts) < 2:
+                continue
+            first, last = n, n
+            while first > 0 and not row[first - 1].strip():
+                first -= 1
+            while last + 1 < len(row) and not row[last + 1].strip():
+                last += 1
+            if last - first + 1 == len(parts):
+                row[first : last + 1] = parts
+    return rows
+
+
+def wrapped_header(cells: list[list[str]]) -> list[list[str]]:
+    """A whitespace grid with its header's wrapped lines joined: above the first row of numbers,
+    a row of words goes into the row under it when every cell it fills has text under it and
+    none spans columns (a cell whose neighbours are empty over a row that fills them: "Stroke"
+    over "no. | Rate | (95% CI)" stays a row of its own)."""
+    rows = [[str(c) for c in row] for row in cells]
+    first_data = next((n for n, row in enumerate(rows) if numbers(row[1:])), 0)
+    if first_data > HEADER_LINES:  # no header this deep: the numbers are not where data starts
+        return rows
+    n = 0
+    while n + 1 < first_data:
+        upper, lower = rows[n], rows[n + 1]
+        filled = [c for c, cell in enumerate(upper) if cell.strip()]
+        if filled and all(lower[c].strip() and not _spans(upper, lower, c) for c in filled):
+            rows[n + 1] = [
+                f"{a}\n{b}" if a.strip() else b for a, b in zip(upper, lower, strict=True)
+            ]
+            del rows[n]
+            first_data -= 1
+        else:
+            n += 1
+    return rows
+
+
+def numbers(cells: list[str]) -> bool:
+    return any(NUMBER.fullmatch(cell.strip()) for cell in cells)
+
+
+def _spans(upper: list[str], lower: list[str], c: int) -> bool:
+    """Whether the cell at column ``c`` of a header row spans the columns on both sides of it:
+    they are empty in its row and filled in the row under it."""
+    if not 0 < c < len(upper) - 1:  # centred over columns, a spanning cell has both beside it
+        return False
+    return all(not upper[n].strip() and lower[n].strip() for n in (c - 1, c + 1))
+
+
+def labelled(cells: list[list[str]]) -> list[list[str]]:
+    """A whitespace grid with the rows that hold only a label (a first cell) just above and
+    just below a row of numbers without one put into it as its label, in order: whitespace
+    reading set a label a line off its values, or split a label of two lines around them."""
+    rows = [[str(c) for c in row] for row in cells]
+
+    def label_only(n: int) -> bool:
+        return 0 <= n < len(rows) and bool(rows[n][0].strip()) and not "".join(rows[n][1:]).strip()
+
+    taken: set[int] = set()
+    for m, row in enumerate(rows):
+        if m in taken or not _unlabelled_numbers(row):
+            continue
+        around = [n for n in (m - 1, m + 1) if n not in taken and label_only(n)]
+        if around:
+            row[0] = "\n".join(rows[n][0] for n in around)
+            taken.update(around)
+    return [row for n, row in enumerate(rows) if n not in taken]
+
+
+def _unlabelled_numbers(row: list[str]) -> bool:
+    values = [cell.strip() for cell in row[1:] if cell.strip()]
+    return not row[0].strip() and bool(values) and all(NUMBER.fullmatch(v) for v in values)
+
+
+def unwrapped(cells: list[list[str]]) -> list[list[str]]:
+    """A whitespace table's grid with the lines of wrapped text cells joined again: a row with
+    an empty first cell and only words, under words of the last row with a first cell,
+    continues that row's cells (whitespace reading sets each line on a row of its own)."""
+    rows: list[list[str]] = []
+    anchor: list[str] | None = None  # the last row with a first cell
+    for row in ([str(c) for c in row] for row in cells):
+        filled = [n for n, cell in enumerate(row) if cell.strip()]
+        if (
+            anchor is not None
+            and filled
+            and not row[0].strip()
+            and all(_words(anchor[n]) and _words(row[n]) for n in filled)
+        ):
+            for n in filled:
+                anchor[n] = f"{anchor[n]}\n{row[n]}"
+            continue
+        rows.append(row)
+        anchor = row if row[0].strip() else None
+    return rows
+
+
+def _words(cell: str) -> bool:
+    """Whether a cell's (last) line is words: letters, not a number or a sign."""
+    line = cell.strip().split("\n")[-1]
+    return any(ch.isalpha() for ch in line) and not NUMBER.fullmatch(line)
+
+
+def tabular(cells: list[list[str]]) -> bool:
+    """Columns of prose (multi-column pages) are not tables: a table's cells are short or
+    numeric."""
+    filled = [str(c).strip() for row in cells for c in row if str(c).strip()]
+    if not filled:
+        return False
+    numeric = sum(any(ch.isdigit() for ch in c) for c in filled) / len(filled)
+    mean_length = sum(len(c) for c in filled) / len(filled)
+    return numeric >= 0.25 or mean_length <= STREAM_MAX_MEAN_CELL
+
+
+def caption_line(row: list[str], after_caption: bool) -> bool:
+    """Whether a grid row at a table's top is a caption's line: "Table 2." (and its title beside
+    it), or a line going on with one, whose first line may be above the table ("by education
+    system: 2011", "[In thousands]")."""
+    filled = [cell.strip() for cell in row if cell.strip()]
+    if not filled or numbers(filled):
+        return False
+    goes_on = len(filled) == 1 and (filled[0][0].islower() or filled[0][0] in "[(")
+    return goes_on or (not after_caption and len(filled) <= 2 and is_caption(filled[0]))
+
+
+def note_line(row: list[str]) -> bool:
+    """Whether a grid row is a note under a table: one cell, a note's opening or prose."""
+    filled = [cell.strip() for cell in row if cell.strip()]
+    return len(filled) == 1 and (bool(NOTE.match(filled[0])) or len(filled[0]) > PROSE_LINE)
+
+
+def prose_column(column: list[str]) -> bool:
+    """Whether a whitespace table's column is a column of the page's prose: lines as long as a
+    text column's (half of them over ``PROSE_COLUMN_LINE`` characters), no number among them."""
+    filled = [cell.strip() for cell in column if cell.strip()]
+    long = sum(len(cell) > PROSE_COLUMN_LINE for cell in filled)
+    return len(filled) >= STREAM_MIN_ROWS and 2 * long >= len(filled) and not numbers(filled)
