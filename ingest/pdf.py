@@ -223,7 +223,13 @@ class PdfReader:
                 for number, text in enumerate(dehyphenated(texts), start=1)
             ]
             records = carry_headers(
-                [replace(t.record, caption=_caption(layout(t.record.page), t.bbox)) for t in found],
+                [
+                    replace(
+                        t.record,
+                        caption=t.record.caption or _caption(layout(t.record.page), t.bbox),
+                    )
+                    for t in found
+                ],
                 [t.bbox for t in found],
                 heights,
             )

@@ -26,7 +26,7 @@ from kgp.ingest.grids import (
     tabular,
     without_leaders,
 )
-from kgp.ingest.tables import continued, is_caption, markdown_table
+from kgp.ingest.tables import caption_row, continued, is_caption, markdown_table
 from kgp.stores.model import TableRecord
 
 Box = tuple[float, float, float, float]  # x0, top, x1, bottom
@@ -96,14 +96,20 @@ def camelot_tables(
 
 
 def numbered(grids: list[Grid]) -> list[FoundTable]:
-    """Tables in page order, each numbered from the top of its page."""
+    """Tables in page order, each numbered from the top of its page; caption rows at a grid's
+    top (a ruled table's first cell can hold its caption) become its caption."""
     found: list[FoundTable] = []
     per_page: dict[int, int] = {}
     for page, box, cells in sorted(grids, key=lambda grid: (grid[0], grid[1][1])):
         index = per_page.get(page, 0)
         per_page[page] = index + 1
+        captions = []
+        while len(cells) > 1 and caption_row(cells):
+            captions.append(caption_row(cells))
+            cells = cells[1:]
         width = len(cells[0]) if cells else 0
-        record = TableRecord(page, index, markdown_table(cells), len(cells), width)
+        markdown = markdown_table(cells)
+        record = TableRecord(page, index, markdown, len(cells), width, " ".join(captions))
         found.append(FoundTable(record, box))
     return found
 

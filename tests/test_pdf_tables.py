@@ -5,6 +5,7 @@ from pathlib import Path
 import pymupdf
 from kgp.ingest.grids import labelled, spread, unwrapped, without_leaders, wrapped_header
 from kgp.ingest.pdf import PdfReader
+from kgp.ingest.pdf_tables import numbered
 from kgp.ingest.tables import parse_markdown_table
 
 
@@ -183,3 +184,15 @@ def test_columns_read_as_one_cell_spread_over_the_empty_cells_around_it() -> Non
     assert spread(grid)[1] == ["Year", "PK–12", "PK–8", "9–12", "PK–12"]
     # as many texts as cells only: otherwise the cell stays whole
     assert spread([["a", "b      c      d", ""]]) == [["a", "b      c      d", ""]]
+
+
+def test_a_caption_in_a_tables_first_row_becomes_its_caption() -> None:
+    grid = [
+        ["Table 4.—Borrowing for graduate education, by characteristics: 2003", "", ""],
+        ["Characteristic", "Percent who borrowed", "Average amount"],
+        ["Total", "44.8", "$30,400"],
+    ]
+    (found,) = numbered([(1, (10.0, 20.0, 300.0, 200.0), grid)])
+    assert found.record.caption == grid[0][0]
+    assert parse_markdown_table(found.record.markdown) == grid[1:]
+    assert (found.record.rows, found.record.cols) == (2, 3)
