@@ -40,8 +40,35 @@ def without_leaders(cells: list[list[str]]) -> list[list[str]]:
 def repaired(cells: list[list[str]]) -> list[list[str]]:
     """A whitespace (stream) table's grid with what reading by whitespace got wrong put right:
     columns read as one (:func:`spread`), wrapped headers (:func:`wrapped_header`), wrapped text
-    (:func:`unwrapped`) and labels a line off their values (:func:`labelled`)."""
-    return labelled(unwrapped(wrapped_header(spread(cells))))
+    (:func:`unwrapped`), labels a line off their values (:func:`labelled`) and blocks of one
+    table side by side (:func:`restacked`)."""
+    return restacked(labelled(unwrapped(wrapped_header(spread(cells)))))
+
+
+def restacked(cells: list[list[str]]) -> list[list[str]]:
+    """A grid of one table set in blocks side by side ("Age | Total | Age | Total": ages 0–39,
+    then 40–79 beside them) as the one table: its first row a header whose labels repeat every
+    few columns (two or more), each block opening with a column of labels, the blocks' rows
+    under one header, block after block."""
+    if not cells or len(cells) < 2:
+        return cells
+    header, width = [c.strip() for c in cells[0]], len(cells[0])
+    for size in range(2, width // 2 + 1):
+        if width % size or not header[0]:
+            continue
+        if any(header[n] != header[n % size] for n in range(width)):
+            continue
+        blocks = [[row[b : b + size] for row in cells[1:]] for b in range(0, width, size)]
+        if all(_labels([row[0] for row in block]) for block in blocks):
+            rows = [row for block in blocks for row in block if any(c.strip() for c in row)]
+            return [cells[0][:size], *rows]
+    return cells
+
+
+def _labels(column: list[str]) -> bool:
+    """Whether a column's filled cells are labels: four in five of them not numbers."""
+    filled = [cell.strip() for cell in column if cell.strip()]
+    return bool(filled) and sum(not NUMBER.fullmatch(c) for c in filled) >= 0.8 * len(filled)
 
 
 def spread(cells: list[list[str]]) -> list[list[str]]:

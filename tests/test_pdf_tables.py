@@ -3,7 +3,14 @@
 from pathlib import Path
 
 import pymupdf
-from kgp.ingest.grids import labelled, spread, unwrapped, without_leaders, wrapped_header
+from kgp.ingest.grids import (
+    labelled,
+    restacked,
+    spread,
+    unwrapped,
+    without_leaders,
+    wrapped_header,
+)
 from kgp.ingest.pdf import PdfReader
 from kgp.ingest.pdf_tables import numbered
 from kgp.ingest.tables import parse_markdown_table
@@ -196,3 +203,23 @@ def test_a_caption_in_a_tables_first_row_becomes_its_caption() -> None:
     assert found.record.caption == grid[0][0]
     assert parse_markdown_table(found.record.markdown) == grid[1:]
     assert (found.record.rows, found.record.cols) == (2, 3)
+
+
+def test_blocks_of_one_table_side_by_side_are_restacked_under_one_header() -> None:
+    grid = [
+        ["Age", "Total population", "Age", "Total population"],
+        ["Under 1 year", "3,533,692", "40 years", "2,468,083"],
+        ["1 years", "3,269,557", "41 years", "2,375,849"],
+        ["2 years", "3,223,816", "", ""],
+    ]
+    assert restacked(grid) == [
+        ["Age", "Total population"],
+        ["Under 1 year", "3,533,692"],
+        ["1 years", "3,269,557"],
+        ["2 years", "3,223,816"],
+        ["40 years", "2,468,083"],
+        ["41 years", "2,375,849"],
+    ]
+    # the same labels over blocks that open with numbers are columns of one row, not blocks
+    years = [["2019", "2020", "2019", "2020"], ["51.2", "49.0", "48.8", "50.1"]]
+    assert restacked(years) == years

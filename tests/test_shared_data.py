@@ -31,8 +31,8 @@ def test_icdar_tables_found_cell_text_and_structure() -> None:
     assert total.matched_tables / total.truth_tables >= 0.85
     assert total.matched_tables / total.found_tables >= 0.85
     assert total.matched_cells / total.truth_cells >= 0.96
-    assert total.f1() >= 0.96, "adjacency relations over all documents"
-    assert sum(s.f1() for s in scores.values()) / len(scores) >= 0.96, "the documents' mean F1"
+    assert total.f1() >= 0.965, "adjacency relations over all documents"
+    assert sum(s.f1() for s in scores.values()) / len(scores) >= 0.965, "the documents' mean F1"
 
 
 def test_real_pdfs_titles_are_no_file_names_or_section_names() -> None:
