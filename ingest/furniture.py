@@ -75,14 +75,19 @@ def furniture(lines: Iterable[Line], pages: int) -> list[Line]:
         )
         if (
             running and (first[_placed(line)] != line.page or _outer_row(row, by_page[line.page]))
-        ) or (_PAGE_NUMBER.fullmatch(line.text.strip()) and _outermost(line, row, by_page)):
+        ) or (  # a page number alone in its row: not a cell of a table's last row
+            _PAGE_NUMBER.fullmatch(line.text.strip())
+            and len(row) == 1
+            and _outer_row(row, by_page[line.page])
+        ):
             out.append(line)
     return out
 
 
 def _outer_row(row: list[Line], page: list[Line]) -> bool:
     """Whether no line of the page lies beyond ``row`` towards the page's nearer edge: a running
-    head or foot where it first appears, not a table's header that the next pages repeat."""
+    head or foot where it first appears, not a table's header that the next pages repeat; a
+    page number, not a number with text under it."""
     top, bottom = min(o.box[1] for o in row), max(o.box[3] for o in row)
     if bottom <= MARGIN * row[0].height:
         return not any(o.box[3] <= top for o in page)
@@ -112,15 +117,3 @@ def _same_row(a: Line, b: Line) -> bool:
 def _placed(line: Line) -> tuple[str, int]:
     """A margin line's shape and height on its page, to a few points."""
     return shape(line.text), round(line.box[1] / 4)
-
-
-def _outermost(line: Line, row: list[Line], by_page: dict[int, list[Line]]) -> bool:
-    """Whether ``line`` is alone in its row and no line lies beyond it towards the page's nearer
-    edge: a page number, not a cell of a table's last row."""
-    if len(row) > 1:
-        return False
-    top, bottom = line.box[1], line.box[3]
-    others = [o for o in by_page[line.page] if o is not line]
-    if bottom <= MARGIN * line.height:
-        return not any(o.box[3] <= top for o in others)
-    return not any(o.box[1] >= bottom for o in others)
