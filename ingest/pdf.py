@@ -87,6 +87,13 @@ def _page_text(
     return "\n\n".join("\n".join(" ".join(lines[key]) for key in keys) for keys in blocks.values())
 
 
+def _filled(page: Any) -> list[tuple[Box, list[list[str]]]]:
+    """A page's tables drawn as filled cells (:mod:`kgp.ingest.filled_tables`); its words are
+    read only where it has such cells."""
+    cells = filled_cells(page.get_drawings())
+    return filled_tables(cells, page.get_text("words")) if cells else []
+
+
 CAPTION_GAP = 48.0  # points between a caption line and the table it names, above or below
 
 
@@ -184,11 +191,7 @@ class PdfReader:
                     for box, cells in fixed_width_tables(typed_lines(layout(n)))
                 ]
                 filled: list[Grid] = [
-                    (n, box, cells)
-                    for n in heights
-                    for box, cells in filled_tables(
-                        filled_cells(doc[n - 1].get_drawings()), doc[n - 1].get_text("words")
-                    )
+                    (n, box, cells) for n in heights for box, cells in _filled(doc[n - 1])
                 ]
                 grids: list[Grid] = []
                 with tempfile.TemporaryDirectory() as tmp:
