@@ -53,8 +53,10 @@ def restacked(cells: list[list[str]]) -> list[list[str]]:
     if not cells or len(cells) < 2:
         return cells
     header, width = [c.strip() for c in cells[0]], len(cells[0])
+    if not header[0]:
+        return cells
     for size in range(2, width // 2 + 1):
-        if width % size or not header[0]:
+        if width % size:
             continue
         if any(header[n] != header[n % size] for n in range(width)):
             continue
@@ -67,7 +69,7 @@ def restacked(cells: list[list[str]]) -> list[list[str]]:
 
 def _labels(column: list[str]) -> bool:
     """Whether a column's filled cells are labels: four in five of them not numbers."""
-    filled = [cell.strip() for cell in column if cell.strip()]
+    filled = _texts(column)
     return bool(filled) and sum(not NUMBER.fullmatch(c) for c in filled) >= 0.8 * len(filled)
 
 
@@ -115,6 +117,11 @@ def wrapped_header(cells: list[list[str]]) -> list[list[str]]:
     return rows
 
 
+def _texts(cells: list[str]) -> list[str]:
+    """The texts of the filled cells, stripped."""
+    return [str(cell).strip() for cell in cells if str(cell).strip()]
+
+
 def numbers(cells: list[str]) -> bool:
     return any(NUMBER.fullmatch(cell.strip()) for cell in cells)
 
@@ -148,7 +155,7 @@ def labelled(cells: list[list[str]]) -> list[list[str]]:
 
 
 def _unlabelled_numbers(row: list[str]) -> bool:
-    values = [cell.strip() for cell in row[1:] if cell.strip()]
+    values = _texts(row[1:])
     return not row[0].strip() and bool(values) and all(NUMBER.fullmatch(v) for v in values)
 
 
@@ -183,7 +190,7 @@ def _words(cell: str) -> bool:
 def tabular(cells: list[list[str]]) -> bool:
     """Columns of prose (multi-column pages) are not tables: a table's cells are short or
     numeric."""
-    filled = [str(c).strip() for row in cells for c in row if str(c).strip()]
+    filled = [text for row in cells for text in _texts(row)]
     if not filled:
         return False
     numeric = sum(any(ch.isdigit() for ch in c) for c in filled) / len(filled)
@@ -191,26 +198,27 @@ def tabular(cells: list[list[str]]) -> bool:
     return numeric >= 0.25 or mean_length <= STREAM_MAX_MEAN_CELL
 
 
-def caption_line(row: list[str], after_caption: bool) -> bool:
-    """Whether a grid row at a table's top is a caption's line: "Table 2." (and its title beside
-    it), or a line going on with one, whose first line may be above the table ("by education
-    system: 2011", "[In thousands]")."""
-    filled = [cell.strip() for cell in row if cell.strip()]
+def caption_line(row: list[str], *, top: bool) -> bool:
+    """Whether a grid row at a table's top (its ``top`` row, or one under caption lines) is a
+    caption's line: "Table 2." (and its title beside it) as the first row, or a line going on
+    with a caption whose first line may be above the table ("by education system: 2011",
+    "[In thousands]")."""
+    filled = _texts(row)
     if not filled or numbers(filled):
         return False
     goes_on = len(filled) == 1 and (filled[0][0].islower() or filled[0][0] in "[(")
-    return goes_on or (not after_caption and len(filled) <= 2 and is_caption(filled[0]))
+    return goes_on or (top and len(filled) <= 2 and is_caption(filled[0]))
 
 
 def note_line(row: list[str]) -> bool:
     """Whether a grid row is a note under a table: one cell, a note's opening or prose."""
-    filled = [cell.strip() for cell in row if cell.strip()]
+    filled = _texts(row)
     return len(filled) == 1 and (bool(NOTE.match(filled[0])) or len(filled[0]) > PROSE_LINE)
 
 
 def prose_column(column: list[str]) -> bool:
     """Whether a whitespace table's column is a column of the page's prose: lines as long as a
     text column's (half of them over ``PROSE_COLUMN_LINE`` characters), no number among them."""
-    filled = [cell.strip() for cell in column if cell.strip()]
+    filled = _texts(column)
     long = sum(len(cell) > PROSE_COLUMN_LINE for cell in filled)
     return len(filled) >= STREAM_MIN_ROWS and 2 * long >= len(filled) and not numbers(filled)

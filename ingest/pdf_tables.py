@@ -104,8 +104,8 @@ def numbered(grids: list[Grid]) -> list[FoundTable]:
         index = per_page.get(page, 0)
         per_page[page] = index + 1
         captions = []
-        while len(cells) > 1 and caption_row(cells):
-            captions.append(caption_row(cells))
+        while len(cells) > 1 and (caption := caption_row(cells)):
+            captions.append(caption)
             cells = cells[1:]
         width = len(cells[0]) if cells else 0
         markdown = markdown_table(cells)
@@ -122,9 +122,8 @@ def one_reading(first: list[Grid], second: list[Grid]) -> list[Grid]:
 
     def inside(grid: Grid, others: list[Grid]) -> bool:
         page, box, _ = grid
-        area = max((box[2] - box[0]) * (box[3] - box[1]), 1.0)
         return any(
-            other_page == page and _overlap(box, other) >= SAME_TABLE_OVERLAP * area
+            other_page == page and _overlap(box, other) >= SAME_TABLE_OVERLAP * _area(box)
             for other_page, other, _ in others
         )
 
@@ -207,19 +206,20 @@ def _distinct(tables: list[Read]) -> list[Read]:
     def inside(box: PdfBox, others: list[Read], page: int) -> list[float]:
         return [_overlap(box, other[2]) for other in others if int(other[0].page) == page]
 
-    numbered = [read for read in tables if any(numbers(row) for row in read[1])]
+    def has_numbers(cells: list[list[str]]) -> bool:
+        return any(numbers(row) for row in cells)
+
+    of_numbers = [read for read in tables if has_numbers(read[1])]
     kept: list[Read] = []
-    for read in tables:
-        table, _, box = read
-        area = max((box[2] - box[0]) * (box[3] - box[1]), 1.0)
-        page = int(table.page)
+    for table, cells, box in tables:
+        area, page = _area(box), int(table.page)
         if any(shared >= SAME_TABLE_SHARE * area for shared in inside(box, kept, page)):
             continue
-        if read not in numbered and any(
-            shared >= HEADER_SHARE * area for shared in inside(box, numbered, page)
+        if not has_numbers(cells) and any(
+            shared >= HEADER_SHARE * area for shared in inside(box, of_numbers, page)
         ):
             continue
-        kept.append(read)
+        kept.append((table, cells, box))
     return kept
 
 
@@ -234,7 +234,7 @@ def _trimmed(table: Any) -> tuple[list[list[str]], PdfBox]:
         cells = [row[:-1] for row in cells]  # the page's next column of text, beside the table
         x1 = table.cols[-1][0]
     first, last = 0, len(cells)
-    while first < last and caption_line(cells[first], first > 0):
+    while first < last and caption_line(cells[first], top=first == 0):
         first += 1
     tail = last  # the rows of one cell or none at the bottom: from the first note on, notes
     while tail > first and sum(bool(cell.strip()) for cell in cells[tail - 1]) <= 1:
@@ -246,6 +246,11 @@ def _trimmed(table: Any) -> tuple[list[list[str]], PdfBox]:
     bottom = table.rows[last - 1][1] if last < len(cells) else y0
     rows = [row for row in cells[first:last] if any(cell.strip() for cell in row)]
     return rows, (x0, bottom, x1, top)
+
+
+def _area(box: Box) -> float:
+    """A box's area, at least 1 (a box of no height still has a share to compare)."""
+    return max((box[2] - box[0]) * (box[3] - box[1]), 1.0)
 
 
 def _overlap(a: Box, b: Box) -> float:
