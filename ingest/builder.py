@@ -71,7 +71,7 @@ def split(text: str, settings: Settings) -> list[str]:
     ]
 
 
-def _flowing(pages: tuple[Page, ...]) -> list[tuple[int, Section]]:
+def flowing(pages: tuple[Page, ...]) -> list[tuple[int, Section]]:
     """Each page's sections in order, with a sentence that a page break cuts whole on the page
     it starts on (:func:`kgp.ingest.text.carried_over`), unless the next page opens a section."""
     out = [(page.number, section) for page in pages for section in page.sections]
@@ -89,7 +89,7 @@ def draft(source: Source, read: ReadDocument, settings: Settings) -> Draft:
     keywords; pure."""
     pieces: list[tuple[int, str, str, tuple[int, int] | None]] = []
     reads: list[str] = []
-    for number, section in _flowing(read.pages):
+    for number, section in flowing(read.pages):
         for text in split(section.text, settings):
             pieces.append((number, text, section.heading, None))
             reads.append(text)

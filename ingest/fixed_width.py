@@ -140,13 +140,13 @@ def _heading(text: str) -> bool:
 
 
 def _grid(texts: list[str], headers: int) -> list[list[str]]:
-    """The cells of a typed table's lines (the first ``headers`` are header lines), rules
-    left out; [] when its data rows do not line up in ``MIN_COLS`` columns or more."""
-    body = [t for t in texts[headers:] if not RULE.fullmatch(t)]
-    ruled = [n for n, t in enumerate(texts) if RULE.fullmatch(t)]
-    if ruled and sum(_row(t) for t in texts[ruled[0] + 1 :]) >= MIN_ROWS:
-        body = [t for t in texts[ruled[0] + 1 :] if not RULE.fullmatch(t)]  # rows under the rule
-    columns = _columns(body)
+    """The cells of a typed table's lines (the first ``headers`` are header lines, or all those
+    above a rule of dashes), rules left out; [] when its data rows do not line up in
+    ``MIN_COLS`` columns or more."""
+    rule = next((n for n, t in enumerate(texts) if RULE.fullmatch(t)), None)
+    if rule is not None and sum(_row(t) for t in texts[rule + 1 :]) >= MIN_ROWS:
+        headers = rule + 1  # the lines above a rule of dashes are the header
+    columns = _columns([t for t in texts[headers:] if not RULE.fullmatch(t)])
     if len(columns) < MIN_COLS:
         return []
     grid = []

@@ -21,9 +21,10 @@ from collections import Counter
 from pathlib import Path
 
 from kgp.errors import DocumentError
+from kgp.ingest.builder import flowing
 from kgp.ingest.document import ReadDocument
 from kgp.ingest.pdf import PdfReader
-from kgp.ingest.text import carried_over, sentences
+from kgp.ingest.text import sentences
 
 PDFS = Path(__file__).resolve().parents[3] / "shared" / "data" / "pdfs"
 ENDS = re.compile(r"[.!?:;][\"'”’)\]]*$")  # a sentence's end
@@ -49,15 +50,6 @@ def read_all(files: list[Path]) -> dict[Path, ReadDocument]:
     return out
 
 
-def _flowing(document: ReadDocument) -> list[str]:
-    """The document's section texts with a sentence cut by a page break made whole on its first
-    page, as ingest's builder does before it cuts passages."""
-    texts = [section.text for page in document.pages for section in page.sections]
-    for n in range(len(texts) - 1):
-        texts[n], texts[n + 1] = carried_over(texts[n], texts[n + 1])
-    return texts
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--titles", action="store_true", help="print each PDF's title")
@@ -72,7 +64,7 @@ def main() -> None:
         seconds.append(time.perf_counter() - started)
     figures = Counter({"documents": len(read)})
     for path, document in read.items():
-        cut = [s for text in _flowing(document) for s in sentences(text)]
+        cut = [s for _, sec in flowing(document.pages) for s in sentences(sec.text)]
         shapes = Counter(re.sub(r"\d+", "#", s.lower()) for s in cut)
         figures["sentences"] += len(cut)
         figures["words"] += sum(len(s.split()) for s in cut)
