@@ -1,5 +1,6 @@
 """The grid clean-ups kgp's PDF reader applies to camelot's tables."""
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pymupdf
@@ -110,6 +111,16 @@ def test_rows_of_words_without_numbers_under_them_are_no_header() -> None:
     assert wrapped_header(prose) == prose
 
 
+def one_page_pdf(path: Path, texts: Sequence[tuple[float, float, str, float]]) -> Path:
+    """A one-page PDF written by PyMuPDF with each (x, baseline, text, font size)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for x, y, text, size in texts:
+        page.insert_text((x, y), text, fontsize=size)
+    doc.save(path)
+    return path
+
+
 PROSE = [
     "disparities in heart disease and stroke among persons who already",
     "have heart disease or have experienced a stroke often focuses on",
@@ -130,20 +141,18 @@ def test_the_next_column_of_prose_beside_a_table_stays_page_text(tmp_path: Path)
         (name, f"{1000 + 37 * n:,}", f"{50 + n * 1.7:.1f}", f"({48 + n:.1f}-{52 + n:.1f})")
         for n, name in enumerate(states)
     ]
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((40, 60), "Table 6. Number of deaths and death rates, by state", fontsize=9)
+    caption = "Table 6. Number of deaths and death rates, by state"
+    texts = [(40, 60, caption, 9)]
     for n, row in enumerate(rows):
-        for x, cell in zip((40, 110, 160, 205), row, strict=True):
-            page.insert_text((x, 90 + 14 * n), cell, fontsize=8)
-    for n, line in enumerate(PROSE):
-        page.insert_text((320, 97 + 14 * n), line, fontsize=8)
-    pdf = tmp_path / "two-columns.pdf"
-    doc.save(pdf)
+        texts += [
+            (x, 90 + 14 * n, cell, 8) for x, cell in zip((40, 110, 160, 205), row, strict=True)
+        ]
+    texts += [(320, 97 + 14 * n, line, 8) for n, line in enumerate(PROSE)]
+    pdf = one_page_pdf(tmp_path / "two-columns.pdf", texts)
 
     read = PdfReader().read(pdf, pdf.read_bytes())
     (table,) = read.tables
-    assert table.caption == "Table 6. Number of deaths and death rates, by state"
+    assert table.caption == caption
     grid = parse_markdown_table(table.markdown)
     assert grid[0] == ["State", "Deaths", "Rate", "(95% CI)"]
     assert grid[1] == ["Alabama", "1,000", "50.0", "(48.0-52.0)"]
@@ -165,19 +174,16 @@ def test_a_captioned_table_of_labels_and_texts_is_a_table_and_its_notes_stay_tex
         ("Disposable income", "Annual changes range between -1.9% and 2.2%"),
     ]
     note = "SOURCE: U.S. Department of Commerce, Census Bureau, Population Estimates, 2011."
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((40, 60), "Table A-1. Summary of forecast assumptions to 2021", fontsize=9)
+    caption = "Table A-1. Summary of forecast assumptions to 2021"
+    texts = [(40, 60, caption, 9)]
     for n, (label, text) in enumerate(rows):
-        page.insert_text((40, 90 + 14 * n), label, fontsize=8)
-        page.insert_text((200, 90 + 14 * n), text, fontsize=8)
-    page.insert_text((40, 90 + 14 * len(rows) + 4), note, fontsize=7)
-    pdf = tmp_path / "assumptions.pdf"
-    doc.save(pdf)
+        texts += [(40, 90 + 14 * n, label, 8), (200, 90 + 14 * n, text, 8)]
+    texts.append((40, 90 + 14 * len(rows) + 4, note, 7))
+    pdf = one_page_pdf(tmp_path / "assumptions.pdf", texts)
 
     read = PdfReader().read(pdf, pdf.read_bytes())
     (table,) = read.tables
-    assert table.caption == "Table A-1. Summary of forecast assumptions to 2021"
+    assert table.caption == caption
     assert parse_markdown_table(table.markdown) == [list(row) for row in rows]
     assert note in read.pages[0].sections[0].text
 
