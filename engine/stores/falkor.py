@@ -140,6 +140,11 @@ class FalkorStore(SavedBeside, FalkorSchema):
             empty = self.vector_dimension() is not None and not self.count_passages()
         if empty:
             self.run("drop_passage_vector", write=True)
+            # a busy FalkorDB 4.16 listed the dropped index to a later query (a first write
+            # then saw it): the writes wait until the drop shows, a few seconds at most
+            deadline = time.monotonic() + 5.0
+            while self.vector_dimension() is not None and time.monotonic() < deadline:
+                time.sleep(0.05)
         return empty
 
     def restore_vector_index(self, *, wait: bool = False) -> bool:
