@@ -9,6 +9,7 @@ without a text layer are read by OCR where Tesseract's data is installed
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
@@ -128,27 +129,53 @@ PARAGRAPH_LINES = 3  # a block of more lines is a paragraph, whose lines are no 
 def _title(metadata: dict[str, Any] | None, first: dict[str, Any], path: Path) -> str:
     """The metadata title, else the largest real heading of the first page (``first``: its
     "dict"), else the file name (:func:`kgp.ingest.titles.choose_title`)."""
-    headings: list[tuple[float, str]] = []  # runs of lines of one size, but a paragraph's
-    if first:
-        for block in first.get("blocks", []):
-            lines = [
-                (max((s["size"] for s in line["spans"]), default=0.0), line["spans"])
-                for line in block.get("lines", [])
-            ]
-            sizes = sorted(size for size, _ in lines)
-            body = sizes[len(sizes) // 2] if len(lines) > PARAGRAPH_LINES else 0.0
-            runs: list[tuple[float, list[str]]] = []
-            for size, spans in lines:
-                text = "".join(s["text"] for s in spans)
-                if text.strip().isdigit():  # a page number beside a heading
-                    continue
-                if runs and abs(runs[-1][0] - size) <= 0.5:  # a heading set on two lines
-                    runs[-1][1].append(text)
-                else:
-                    runs.append((size, [text]))
-            # in a paragraph, only a run set larger than its text
-            headings += [(size, " ".join(texts)) for size, texts in runs if size > body + 0.5]
-    return choose_title((metadata or {}).get("title", "") or "", headings, path.stem)
+    return choose_title((metadata or {}).get("title", "") or "", _headings(first), path.stem)
+
+
+def _headings(page: dict[str, Any]) -> list[tuple[float, str]]:
+    """A page's headings as (size, text) in reading order: each block's runs of lines of one
+    size stacked one under another, but in a paragraph (a block of more than PARAGRAPH_LINES
+    lines whose middle size is the page's text size, the size most of its characters have)
+    only a run set larger than the paragraph's text. A line on the baseline of the line before
+    starts a run of its own (a heading beside another, a section number before its name); a
+    line printed again (a shadow, a bold copy) is read once; a page number beside a heading is
+    no part of it."""
+    weights: dict[float, int] = {}  # the page's characters by size
+    for block in page.get("blocks", []):
+        for line in block.get("lines", []):
+            size = round(_size(line), 1)
+            weights[size] = weights.get(size, 0) + len(_line_text(line))
+    text_size = max(weights, key=lambda size: weights[size], default=0.0)
+    headings: list[tuple[float, str]] = []
+    for block in page.get("blocks", []):
+        lines: list[tuple[float, float, str]] = []  # size, baseline, text
+        for line in block.get("lines", []):
+            text = _line_text(line)
+            if text and not text.isdigit() and text not in {t for _, _, t in lines}:
+                lines.append((_size(line), line["bbox"][3], text))
+        if not lines:
+            continue
+        stacked = [b > a + 1 for (_, a, _), (_, b, _) in itertools.pairwise(lines)]
+        sizes = sorted(size for size, _, _ in lines)
+        body = sizes[len(sizes) // 2]
+        if len(lines) <= PARAGRAPH_LINES or body > text_size + 0.5:
+            body = 0.0  # (a block of headings set larger than the page's text is no paragraph)
+        runs: list[tuple[float, list[str]]] = []
+        for (size, _, text), below in zip(lines, [False, *stacked], strict=True):
+            if below and abs(runs[-1][0] - size) <= 0.5:  # a heading set on two lines
+                runs[-1][1].append(text)
+            else:
+                runs.append((size, [text]))
+        headings += [(size, " ".join(texts)) for size, texts in runs if size > body + 0.5]
+    return headings
+
+
+def _size(line: dict[str, Any]) -> float:
+    return max((span["size"] for span in line["spans"]), default=0.0)
+
+
+def _line_text(line: dict[str, Any]) -> str:
+    return " ".join("".join(span["text"] for span in line["spans"]).split())
 
 
 class PdfReader:

@@ -61,3 +61,47 @@ def test_the_largest_real_heading_stands_in_for_a_junk_metadata_title() -> None:
     assert choose_title("10811.exe", lines, "eu-002") == "Credit Derivatives Markets"
     assert choose_title("Art in Machine Learning", lines, "x") == "Art in Machine Learning"
     assert choose_title("", [(20.0, "Page 12")], "us-028") == "us-028"
+
+
+def _line(text: str, size: float, x: float, baseline: float) -> dict[str, object]:
+    """A line of PyMuPDF's page "dict"."""
+    return {
+        "spans": [{"text": text, "size": size}],
+        "bbox": (x, baseline - size, x + 100, baseline),
+    }
+
+
+def test_headings_beside_each_other_printed_twice_and_a_paragraphs_lines() -> None:
+    from kgp.ingest.pdf import _headings
+
+    title = _line("Harvest Report for Minnesota Central", 9.1, 65, 99)
+    beside = _line("ALL SEASON TEST", 9.1, 473, 99)
+    grower = _line("Doug Toreen, Renville County", 9.1, 473, 112)
+    heading_block = [
+        title,
+        beside,
+        title,
+        beside,
+        grower,
+        _line("1.3 - 2.0 MAT. GROUP", 7.5, 474, 112),
+    ]
+    rows = [
+        _line(f"Kruger K2-19{n:02} RR2Y 1.9 R Ac,PV 56.4 7.6 0 126.3 $846", 8.3, 82, 240 + 12 * n)
+        for n in range(20)
+    ]
+    numbered = [_line("5.2.", 11.0, 60, 60), _line("Continuing vocational training", 11.0, 90, 60)]
+    paragraph = [
+        _line(f"body text of a paragraph, line {n}", 8.3, 65, 700 + 10 * n) for n in range(5)
+    ]
+    page = {"blocks": [{"lines": lines} for lines in (heading_block, rows, numbered, paragraph)]}
+    assert _headings(page) == [
+        (9.1, "Harvest Report for Minnesota Central"),  # its own run: a line beside it
+        (9.1, "ALL SEASON TEST Doug Toreen, Renville County"),  # stacked: one heading
+        (7.5, "1.3 - 2.0 MAT. GROUP"),  # a block set larger than the page's text: no paragraph
+        (11.0, "5.2."),
+        (11.0, "Continuing vocational training"),
+    ]  # the rows and the paragraph are the page's text size: no headings
+    assert (
+        choose_title("S2MNCE01birdisland.xlsx", _headings(page), "x")
+        == "Continuing vocational training"
+    )
