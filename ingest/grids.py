@@ -18,6 +18,7 @@ PROSE_LINE = 60  # characters: a longer line in a whitespace table's cell is pro
 PROSE_COLUMN_LINE = 50  # ... and a column with half its lines longer is the page's text beside it
 HEADER_LINES = 6  # a wrapped header has at most this many lines
 STREAM_MIN_ROWS = 3  # rows (and columns) a whitespace table has at least
+FORM_LABEL = re.compile(r"[A-Z][A-Za-z .&/()\-]{2,40}:(?:\s|$)")  # "SOIL DESCRIPTION: ..."
 STREAM_MAX_MEAN_CELL = 20.0  # characters: a table of words has cells this short on average
 
 
@@ -42,7 +43,38 @@ def repaired(cells: list[list[str]]) -> list[list[str]]:
     columns read as one (:func:`spread`), wrapped headers (:func:`wrapped_header`), wrapped text
     (:func:`unwrapped`), labels a line off their values (:func:`labelled`) and blocks of one
     table side by side (:func:`restacked`)."""
-    return restacked(labelled(unwrapped(wrapped_header(spread(cells)))))
+    return restacked(labelled(unwrapped(wrapped_header(spread(printed_once(cells))))))
+
+
+def printed_once(cells: list[list[str]]) -> list[list[str]]:
+    """A grid whose text the PDF prints twice (a bold look by overprinting: "Kruger\nKruger",
+    "1 9\n1.9", one copy missing characters) with each cell's text once, the fuller copy; only
+    where most filled cells are so printed (two lines of one row's band that read the same
+    otherwise are two lines)."""
+    filled = [cell for row in cells for cell in row if cell.strip()]
+    twice = [cell for cell in filled if _twice(cell)]
+    if not filled or 2 * len(twice) < len(filled):
+        return cells
+    return [[_once(cell) if _twice(cell) else cell for cell in row] for row in cells]
+
+
+def _twice(cell: str) -> bool:
+    """Whether a cell's two lines are one text printed twice, one copy perhaps missing
+    characters (the other's letters and digits hold its own in order)."""
+    lines = cell.strip().split("\n")
+    if len(lines) != 2:
+        return False
+    short, long = sorted((_alnum(line) for line in lines), key=len)
+    rest = iter(long)
+    return bool(short) and all(ch in rest for ch in short)
+
+
+def _once(cell: str) -> str:
+    return max(cell.strip().split("\n"), key=lambda line: len(line.replace(" ", "")))
+
+
+def _alnum(text: str) -> str:
+    return "".join(ch for ch in text if ch.isalnum())
 
 
 def restacked(cells: list[list[str]]) -> list[list[str]]:
@@ -208,6 +240,21 @@ def caption_line(row: list[str], *, top: bool) -> bool:
         return False
     goes_on = len(filled) == 1 and (filled[0][0].islower() or filled[0][0] in "[(")
     return goes_on or (top and len(filled) <= 2 and is_caption(filled[0]))
+
+
+def form_rows(cells: list[list[str]]) -> int:
+    """How many rows at a whitespace table's top are a form above it rather than its rows: up
+    to the last row opening with a label ("SOIL DESCRIPTION:", "SEEDED - RATE:") among those
+    above its first row with half its columns filled, where two rows or more are labelled (a
+    trial report's conditions above its results); 0 otherwise."""
+    dense = next((n for n, row in enumerate(cells) if 2 * len(_texts(row)) >= len(row)), len(cells))
+    labelled = [n for n, row in enumerate(cells[:dense]) if _label(row)]
+    return labelled[-1] + 1 if len(labelled) >= 2 else 0
+
+
+def _label(row: list[str]) -> bool:
+    filled = _texts(row)
+    return bool(filled) and FORM_LABEL.match(filled[0]) is not None
 
 
 def note_line(row: list[str]) -> bool:

@@ -223,7 +223,12 @@ class PdfReader:
                 grids: list[Grid] = []
                 with tempfile.TemporaryDirectory() as tmp:
                     copy = Path(tmp) / "document.pdf"  # the bytes that were hashed, not the path
-                    copy.write_bytes(data)
+                    # (camelot's pdfminer refuses a file whose owner forbids extraction, which
+                    # PyMuPDF reads: it is given the same pages without the encryption)
+                    plain = doc.metadata and doc.metadata.get("encryption")
+                    copy.write_bytes(
+                        doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE) if plain else data
+                    )
                     try:
                         grids = camelot_tables(copy, heights, captioned, {t[0] for t in typed})
                     except Exception as exc:  # camelot fails on some damaged pages

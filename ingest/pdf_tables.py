@@ -19,6 +19,7 @@ from kgp.ingest.grids import (
     STREAM_MAX_MEAN_CELL,
     STREAM_MIN_ROWS,
     caption_line,
+    form_rows,
     note_line,
     numbers,
     prose_column,
@@ -77,8 +78,12 @@ def camelot_tables(
     logging.getLogger("camelot").setLevel(logging.ERROR)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ruled = list(camelot.read_pdf(str(path), pages=pages, flavor="lattice"))
-        ruled_pages = {int(t.page) for t in ruled}
+        # (one column of ruled cells, also when read again, is a framed note, and its page may
+        # hold a table without rules)
+        ruled = camelot.read_pdf(str(path), pages=pages, flavor="lattice")
+        read = [(t, _unmerged(path, t), t._bbox) for t in ruled]
+        lattice = [(t, cells, box) for t, cells, box in read if cells and len(cells[0]) > 1]
+        ruled_pages = {int(t.page) for t, _, _ in lattice}
         rest = [n for n in sorted(heights) if n not in ruled_pages and n not in typed]
         stream: list[Read] = []
         if rest:
@@ -86,7 +91,6 @@ def camelot_tables(
             kept = (_aligned(path, t, int(t.page) in captioned) for t in whole)
             trimmed = _distinct([(t, *_trimmed(t)) for t in kept if t is not None])
             stream = [(t, repaired(cells), box) for t, cells, box in trimmed]
-        lattice = [(table, _unmerged(path, table), table._bbox) for table in ruled]
     grids = []
     for table, cells, (x0, y0, x1, y1) in lattice + stream:  # PDF coordinates: origin bottom-left
         page = int(table.page)
@@ -233,7 +237,7 @@ def _trimmed(table: Any) -> tuple[list[list[str]], PdfBox]:
     if len(cells[0]) > STREAM_MIN_COLS and prose_column([row[-1] for row in cells]):
         cells = [row[:-1] for row in cells]  # the page's next column of text, beside the table
         x1 = table.cols[-1][0]
-    first, last = 0, len(cells)
+    first, last = form_rows(cells), len(cells)
     while first < last and caption_line(cells[first], top=first == 0):
         first += 1
     tail = last  # the rows of one cell or none at the bottom: from the first note on, notes

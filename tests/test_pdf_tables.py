@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pymupdf
 from kgp.ingest.grids import (
+    form_rows,
     labelled,
+    printed_once,
     restacked,
     spread,
     unwrapped,
@@ -229,3 +231,92 @@ def test_blocks_of_one_table_side_by_side_are_restacked_under_one_header() -> No
     # the same labels over blocks that open with numbers are columns of one row, not blocks
     years = [["2019", "2020", "2019", "2020"], ["51.2", "49.0", "48.8", "50.1"]]
     assert restacked(years) == years
+
+
+def _states_page(page: pymupdf.Page) -> list[tuple[str, str, str]]:
+    """An unruled table of states written on ``page``; its rows."""
+    states = ["Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Florida"]
+    rows = [("State", "Deaths", "Rate")] + [
+        (name, f"{1000 + 37 * n:,}", f"{50 + n * 1.7:.1f}") for n, name in enumerate(states)
+    ]
+    for n, row in enumerate(rows):
+        for x, cell in zip((40, 140, 220), row, strict=True):
+            page.insert_text((x, 90 + 14 * n), cell, fontsize=8)
+    return rows
+
+
+def test_a_framed_note_leaves_the_pages_unruled_table_to_be_read(tmp_path: Path) -> None:
+    """One column of ruled cells is a framed note, no table: the page's table without rules
+    is still read by whitespace (birdisland.pdf's notes box hid its results table)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    rows = _states_page(page)
+    for y in (300, 325, 350):  # a box of two ruled cells, one above the other
+        page.draw_line((40, y), (500, y), color=(0, 0, 0), width=1)
+    for x in (40, 500):
+        page.draw_line((x, 300), (x, 350), color=(0, 0, 0), width=1)
+    page.insert_text((45, 317), "Results in bold are significantly above the average.", fontsize=8)
+    page.insert_text((45, 342), "See the last page for brand and technology notes.", fontsize=8)
+    doc.save(tmp_path / "framed.pdf")
+    pdf = tmp_path / "framed.pdf"
+
+    read = PdfReader().read(pdf, pdf.read_bytes())
+    (table,) = read.tables
+    assert parse_markdown_table(table.markdown) == [list(row) for row in rows]
+    assert "significantly above the average" in read.pages[0].sections[0].text
+
+
+def test_a_pdf_whose_owner_forbids_extraction_has_its_tables_read(tmp_path: Path) -> None:
+    """Encrypted with an empty user password and extraction not permitted: PyMuPDF reads its
+    text, and camelot (which refuses such a file) is given its pages without the encryption."""
+    doc = pymupdf.open()
+    rows = _states_page(doc.new_page())
+    pdf = tmp_path / "locked.pdf"
+    doc.save(
+        pdf,
+        encryption=pymupdf.PDF_ENCRYPT_AES_256,
+        owner_pw="owner",
+        user_pw="",
+        permissions=pymupdf.PDF_PERM_PRINT,
+    )
+    assert pymupdf.open(pdf).metadata["encryption"]
+
+    read = PdfReader().read(pdf, pdf.read_bytes())
+    assert not read.notices
+    (table,) = read.tables
+    assert parse_markdown_table(table.markdown) == [list(row) for row in rows]
+
+
+def test_a_grid_printed_twice_reads_each_cell_once_and_a_stacked_pair_stays() -> None:
+    """A PDF that overprints its text for a bold look gives whitespace reading two lines a
+    cell, one copy missing characters (birdisland.pdf); where most cells are so printed each
+    is read once, the fuller copy. Two different lines of one band stay two lines."""
+    twice = [
+        ["Company/Brand\nCompany/Brand", "Yield\nYield", "Income\nIncome"],
+        ["Hefty\nH ft", "53.7\n53 7", "$806\n$806"],
+        ["Kruger\nKruger", "56.4\n56.4", "$846\n$846"],
+    ]
+    assert printed_once(twice) == [
+        ["Company/Brand", "Yield", "Income"],
+        ["Hefty", "53.7", "$806"],
+        ["Kruger", "56.4", "$846"],
+    ]
+    wrapped = [["State\nof birth", "Total\nTotal", "Rate"], ["Ohio", "12", "3.4"]]
+    assert printed_once(wrapped) == wrapped  # one cell of three printed twice: left alone
+
+
+def test_a_form_above_a_whitespace_table_is_no_part_of_it() -> None:
+    """A trial report prints its conditions as labelled lines above its results; whitespace
+    reading takes them in as the table's first rows."""
+    cells = [
+        ["", "2012 Harvest Report for Minnesota Central", "", "", "", "", "ALL SEASON TEST"],
+        ["SOIL DESCRIPTION:", "", "Canisteo clay loam", "", "", "", ""],
+        ["PEST MANAGEMENT:", "", "Roundup twice", "", "", "", ""],
+        ["SEEDED - RATE:", "", "May 15", "140,000 /A", "", "", ""],
+        ["", "Company/Brand", "Product", "Maturity", "Yield", "Moisture", "Income"],
+        ["", "Kruger", "K2-1901", "1.9", "56.4", "7.6", "$846"],
+    ]
+    assert form_rows(cells) == 4
+    assert form_rows(cells[4:]) == 0
+    notes = [["Note: all figures in thousands", "", ""], ["Region", "2010", "2011"]]
+    assert form_rows(notes) == 0  # one label is a note, no form
