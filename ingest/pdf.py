@@ -29,6 +29,7 @@ from kgp.ingest.pdf_tables import (
     Grid,
     camelot_tables,
     carry_headers,
+    headed,
     numbered,
     one_reading,
 )
@@ -233,7 +234,7 @@ class PdfReader:
                         grids = camelot_tables(copy, heights, captioned, {t[0] for t in typed})
                     except Exception as exc:  # camelot fails on some damaged pages
                         notices.append(f"tables not read: {' '.join(str(exc).split())[:200]}")
-                found = numbered(typed + one_reading(grids, filled))
+                found = numbered(typed + headed(one_reading(grids, filled)))
             folder = tessdata()
             scans = read_scans(doc, layout, folder)
             for number, (page, textpage) in scans.read.items():

@@ -27,7 +27,13 @@ from kgp.ingest.grids import (
     tabular,
     without_leaders,
 )
-from kgp.ingest.tables import caption_row, continued, is_caption, markdown_table
+from kgp.ingest.tables import (
+    HEADER_ROWS,
+    caption_row,
+    continued,
+    is_caption,
+    markdown_table,
+)
 from kgp.stores.model import TableRecord
 
 Box = tuple[float, float, float, float]  # x0, top, x1, bottom
@@ -49,6 +55,8 @@ MERGED_LINES_PER_CELL = 3.0
 SAME_TABLE_SHARE = 0.9  # a table with this share of its box inside another's is the same one
 SAME_TABLE_OVERLAP = 0.5  # ... and one half inside a table read another way
 HEADER_SHARE = 0.5  # ... or this share, when it holds no number: another's header read alone
+HEADER_GAP = 4.0  # points: header rows ruled apart from their table's body lie this close above it
+SAME_WIDTH = 0.9  # ... across this share of the wider one's width
 CONTINUED_EDGE = 0.6  # a table that ends below 60 % of its page may go on at the top of the next
 
 
@@ -133,6 +141,36 @@ def one_reading(first: list[Grid], second: list[Grid]) -> list[Grid]:
 
     kept = [grid for grid in first if not inside(grid, second)]
     return kept + [grid for grid in second if not inside(grid, kept)]
+
+
+def headed(grids: list[Grid]) -> list[Grid]:
+    """Tables whose header rows were read as a table of their own (ruled apart from the body)
+    joined again: a table of at most HEADER_ROWS rows holding no number, just above another of
+    as many columns on its page, across the same width, tops it."""
+    order = sorted(grids, key=lambda grid: (grid[0], grid[1][1]))
+    out: list[Grid] = []
+    for page, box, cells in order:
+        if out and _heads(out[-1], (page, box, cells)):
+            _, head_box, head = out.pop()
+            x0, top, x1, _ = head_box
+            box = (min(x0, box[0]), top, max(x1, box[2]), box[3])
+            cells = head + cells
+        out.append((page, box, cells))
+    return out
+
+
+def _heads(upper: Grid, lower: Grid) -> bool:
+    (page, (ux0, _, ux1, bottom), head), (lower_page, (lx0, top, lx1, _), body) = upper, lower
+    width = min(ux1, lx1) - max(ux0, lx0)
+    return (
+        page == lower_page
+        and len(head) <= HEADER_ROWS
+        and bool(body)
+        and len(head[0]) == len(body[0])
+        and not any(numbers(row) for row in head)
+        and abs(top - bottom) <= HEADER_GAP
+        and width >= SAME_WIDTH * max(ux1 - ux0, lx1 - lx0)
+    )
 
 
 def carry_headers(

@@ -15,7 +15,7 @@ from kgp.ingest.grids import (
     wrapped_header,
 )
 from kgp.ingest.pdf import PdfReader
-from kgp.ingest.pdf_tables import numbered
+from kgp.ingest.pdf_tables import headed, numbered
 from kgp.ingest.tables import parse_markdown_table
 
 
@@ -320,3 +320,22 @@ def test_a_form_above_a_whitespace_table_is_no_part_of_it() -> None:
     assert form_rows(cells[4:]) == 0
     notes = [["Note: all figures in thousands", "", ""], ["Region", "2010", "2011"]]
     assert form_rows(notes) == 0  # one label is a note, no form
+
+
+def test_header_rows_ruled_apart_from_their_table_top_it_again() -> None:
+    """A rate sheet rules its two header rows apart from its body, and lattice reads them as a
+    table of their own (pr-138-example.pdf); a table of words beside, or one with numbers, stays."""
+    head = [["Loan Type", "Rate p.a.", "Comparison rate"], ["", "Annual", "Annual"]]
+    body = [["Standard Variable Rate", "5.37%", "5.51%"], ["1 Year Fixed Rate", "4.04%", "5.38%"]]
+    beside = [["Fees", "Amount"], ["Package fee", "$395"]]
+    grids = [
+        (1, (10.0, 74.0, 832.0, 417.0), body),
+        (1, (10.0, 31.0, 832.0, 73.0), head),
+        (1, (426.0, 425.0, 832.0, 537.0), beside),
+    ]
+    assert headed(grids) == [(1, (10.0, 31.0, 832.0, 417.0), head + body), grids[2]]
+    numbered_head = [["2019", "2020", "2021"]]
+    apart = [(1, (10.0, 31.0, 832.0, 73.0), numbered_head), (1, (10.0, 74.0, 832.0, 417.0), body)]
+    assert headed(apart) == apart  # a row of numbers is data, not a header
+    narrow = [(1, (10.0, 31.0, 300.0, 73.0), head), (1, (10.0, 74.0, 832.0, 417.0), body)]
+    assert headed(narrow) == narrow  # a narrower table above: one of its own
