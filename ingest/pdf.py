@@ -70,16 +70,18 @@ def _page_text(
     skip: list[Box],
 ) -> str:
     """Reading-order text of a page (``text`` is its ``get_text``, ``layout`` gives its "dict")
-    without the words inside table boxes and without the lines inside the boxes of ``skip`` (its
-    furniture)."""
-    if not boxes and not skip:
+    without the words inside table boxes, without the lines inside the boxes of ``skip`` (its
+    furniture), and with words the page prints twice (:func:`shadows`) read once."""
+    words = text("words")
+    hidden = shadows(words)
+    if not boxes and not skip and not hidden:
         return str(text("text"))
-    if not boxes:  # PyMuPDF's text, line by line, less the furniture
+    if not boxes and not hidden:  # PyMuPDF's text, line by line, less the furniture
         return "".join(f"{text}\n" for box, text in _text_lines(layout()) if not _inside(box, skip))
     lines: dict[tuple[int, int], list[str]] = {}
     blocks: dict[int, list[tuple[int, int]]] = {}
-    for word in text("words"):
-        if _inside(word, boxes) or _inside(word, skip):
+    for n, word in enumerate(words):
+        if n in hidden or _inside(word, boxes) or _inside(word, skip):
             continue
         key = (word[5], word[6])
         if key not in lines:
@@ -87,6 +89,69 @@ def _page_text(
             blocks.setdefault(word[5], []).append(key)
         lines[key].append(word[4])
     return "\n\n".join("\n".join(" ".join(lines[key]) for key in keys) for keys in blocks.values())
+
+
+SHADOW_INSIDE = 0.7  # a word this much inside another that reads the same is printed over it
+
+
+def shadows(words: Sequence[Sequence[Any]]) -> set[int]:
+    """The indices of a page's words (PyMuPDF's "words") on lines printed over another line: a
+    PDF that prints its text twice for a bold look (a PostScript driver's), one copy perhaps
+    missing characters ("H ft" over "Hefty", "1 9" over "1.9"). Lines are read fullest first
+    (the most letters and digits, then characters; of equals, the first set down), and a line
+    is a shadow when each of its words lies mostly inside a word of a line read before it, on
+    the same baseline, whose letters and digits hold its own in order."""
+    lines: dict[tuple[int, int], list[int]] = {}
+    rows: dict[int, list[int]] = {}
+    for n, word in enumerate(words):
+        lines.setdefault((word[5], word[6]), []).append(n)
+        rows.setdefault(round(word[3]), []).append(n)
+    line_of = {n: key for key, members in lines.items() for n in members}
+    under: dict[int, set[tuple[int, int]]] = {}  # a word -> the other lines it is printed over
+    for baseline, row in rows.items():  # (and the row a point below: a baseline rounded apart)
+        near = sorted(row + rows.get(baseline + 1, []), key=lambda n: words[n][0])
+        for i, a in enumerate(near):
+            for b in near[i + 1 :]:
+                if words[b][0] >= words[a][2]:
+                    break  # (sorted by their left edge: no later word reaches a)
+                if line_of[a] == line_of[b]:
+                    continue
+                for shadow, word in ((a, b), (b, a)):
+                    if _printed_over(words[shadow], words[word]):
+                        under.setdefault(shadow, set()).add(line_of[word])
+    hidden: set[int] = set()
+    kept: set[tuple[int, int]] = set()
+
+    def fullness(key: tuple[int, int]) -> tuple[int, int, tuple[int, int]]:
+        texts = [words[n][4] for n in lines[key]]
+        return -sum(len(_alnum(t)) for t in texts), -sum(len(t) for t in texts), key
+
+    fullest = sorted(lines, key=fullness)
+    for key in fullest:  # a line is read unless each of its words is over one of a line kept
+        if all(under.get(n, set()) & kept for n in lines[key]):
+            hidden.update(lines[key])
+        else:
+            kept.add(key)
+    return hidden
+
+
+def _printed_over(shadow: Sequence[Any], word: Sequence[Any]) -> bool:
+    """Whether ``shadow`` lies mostly inside ``word`` and its letters and digits (a mark's
+    characters) are ``word``'s or some of them, in order."""
+    (x0, y0, x1, y1, text), area = shadow[:5], (shadow[2] - shadow[0]) * (shadow[3] - shadow[1])
+    width = min(x1, word[2]) - max(x0, word[0])
+    height = min(y1, word[3]) - max(y0, word[1])
+    if width <= 0 or height <= 0 or width * height < SHADOW_INSIDE * area:
+        return False
+    own, theirs = _alnum(text), _alnum(word[4])
+    if not own:  # a mark ("&", "†"): held by the word as printed
+        own, theirs = text, word[4]
+    rest = iter(theirs)
+    return all(ch in rest for ch in own)
+
+
+def _alnum(text: str) -> str:
+    return "".join(ch for ch in text if ch.isalnum())
 
 
 def _filled(page: Any) -> list[tuple[Box, list[list[str]]]]:

@@ -1,0 +1,53 @@
+"""A PDF page's text when the page prints it twice: a PostScript driver's bold look sets each
+line down twice at the same place, one copy perhaps missing characters (birdisland.pdf)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+from kgp.ingest.pdf import PdfReader, shadows
+
+LINES = [
+    "SOIL DESCRIPTION: Canisteo clay loam, mod. well drained, non-irrigated",
+    "SEEDED - RATE: May 15 140,000 /A TOP 30 for YIELD of 63 TESTED",
+    "Pest pressure was very low, which allowed the plants to utilize every bit of moisture.",
+]
+
+
+def _word(text: str, x0: float, x1: float, block: int, line: int, number: int) -> tuple:
+    return (x0, 100.0, x1, 110.0, text, block, line, number)
+
+
+def test_a_line_printed_twice_is_read_once_and_the_fuller_copy_kept(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for n, line in enumerate(LINES):
+        y = 100 + 20 * n
+        page.insert_text((50, y), line, fontsize=9)
+        page.insert_text((50, y), line, fontsize=9)  # printed again over itself
+    page.insert_text((50, 200), "A line printed once.", fontsize=9)
+    doc.save(tmp_path / "bold.pdf")
+    pdf = tmp_path / "bold.pdf"
+
+    text = PdfReader().read(pdf, pdf.read_bytes()).pages[0].sections[0].text
+    for line in LINES:
+        assert text.count(line.split(":")[0].split(".")[0]) == 1, line
+    assert "140,000" in text and "A line printed once." in text
+
+
+def test_a_copy_missing_characters_gives_way_to_the_full_one() -> None:
+    """Words as PyMuPDF gives them: "H ft" and "1 9" over "Hefty" and "1.9", the garbled line
+    set down first; and two lines beside each other that overlap no word stay."""
+    words = [
+        _word("H", 82, 87, 0, 0, 0),
+        _word("ft", 92, 98, 0, 0, 1),
+        _word("1", 272, 276, 0, 0, 2),
+        _word("9", 279, 283, 0, 0, 3),
+        _word("Hefty", 82, 102, 0, 1, 0),
+        _word("1.9", 272, 283, 0, 1, 1),
+        _word("Kruger", 120, 145, 1, 0, 0),
+        _word("K2-1901", 154, 184, 1, 0, 1),
+    ]
+    assert shadows(words) == {0, 1, 2, 3}
+    assert shadows(words[4:]) == set()  # text printed once: nothing hidden
