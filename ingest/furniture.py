@@ -1,5 +1,5 @@
 """Page furniture: the lines in a page's margins that are no part of its text, a page number
-("10", "- 41 -", "Page 3 of 12") or a running head or foot (the same line on many pages,
+("10", "- 41 -", "Page 3 of 12", a volume's "47699") or a running head or foot (the same line on many pages,
 numbers aside: "Federal Register / Vol. 85, No. 152 / ... / Proposed Rules"), at the top, the
 bottom or down a side. Kept in the text they would become passages of their own, or glue onto a
 sentence."""
@@ -16,7 +16,7 @@ SIDE_REPEATS = 0.2  # beside a page's text, a line on this share of the pages (h
 SIDE_MIN_LINES = 10  # a page with fewer lines has no body of text to be beside
 REPEATS = 0.4  # a margin line on at least this share of the pages (and 3 or more) is furniture
 _PAGE_NUMBER = re.compile(
-    r"[-–—(\[]?\s*(?:page|p\.|pg\.?)?\s*(?:\d{1,4}|[ivx]{1,6}|\d{1,2}\s*[-–]\s*\d{1,3})"
+    r"[-–—(\[]?\s*(?:page|p\.|pg\.?)?\s*(?:\d{1,5}|[ivx]{1,6}|\d{1,2}\s*[-–]\s*\d{1,3})"
     r"(?:\s*(?:of|/)\s*\d{1,4})?\s*[-–—)\]]?",
     re.IGNORECASE,
 )
@@ -69,7 +69,7 @@ def furniture(lines: Iterable[Line], pages: int) -> list[Line]:
     on_side = Counter(key for _, key in {(line.page, _placed(line)) for line in side})
     out = [line for line in side if on_side[_placed(line)] >= max(3, SIDE_REPEATS * pages)]
     for line in margin:
-        row = [o for o in by_page[line.page] if _same_row(o, line)]
+        row = [o for o in by_page[line.page] if _same_row(o, line) and not _upright(o)]
         running = any(id(o) in repeated for o in row) and all(
             id(o) in repeated or _PAGE_NUMBER.fullmatch(o.text.strip()) for o in row
         )
@@ -108,6 +108,13 @@ def _beside_text(page: list[Line]) -> list[Line]:
         for line in page
         if not line.in_margin() and (line.box[2] < left - 1 or line.box[0] > right + 1)
     ]
+
+
+def _upright(line: Line) -> bool:
+    """Whether a line runs up or down the page (a stamp in the gutter): no part of the rows it
+    passes."""
+    x0, top, x1, bottom = line.box
+    return bottom - top > 2 * (x1 - x0) and len(line.text.strip()) > 2
 
 
 def _same_row(a: Line, b: Line) -> bool:

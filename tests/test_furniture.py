@@ -67,3 +67,23 @@ def test_a_running_head_down_the_outer_edge_of_facing_pages_is_furniture() -> No
         pages += [line(n, 80 + 12 * k, f"Body line {k} of page {n}.", 116, 400) for k in range(40)]
     found = texts(furniture(pages, 8))
     assert len(found) == 8 * 3 and not any(text.startswith("Body") for _, text in found)
+
+
+def test_a_volumes_page_number_and_a_footer_row_crossed_by_a_gutter_stamp_are_furniture() -> None:
+    """The Federal Register: a five-digit page number beside the running head, a footer row of
+    production codes, and a stamp set upright in the gutter whose box reaches into that row."""
+    pages = []
+    for n in range(1, 6):
+        pages += [
+            line(n, 20, "Federal Register / Vol. 85, No. 152 / Proposed Rules", 120, 494),
+            line(n, 20, f"{47697 + n}", 536, 570),
+            line(n, 300, f"Body text of page {n} about the 737 MAX directive.", 45, 560),
+            line(n, 770, "VerDate Sep<11>2014", 25, 93),
+            line(n, 770, f"Frm 0000{n}", 239, 271),
+            Line(n, (18.0, 667.0, 23.0, 781.0), "jbell on DSKJLSW7X2PROD with PROPOSALS", H),
+        ]
+    found = texts(furniture(pages, 5))
+    for n in range(1, 6):
+        assert (n, f"{47697 + n}") in found
+        assert (n, "VerDate Sep<11>2014") in found and (n, f"Frm 0000{n}") in found
+    assert not any("Body text" in text for _, text in found)
