@@ -25,6 +25,8 @@ _SECTION = re.compile(
     r"|continued|\(continued\)|draft|confidential)",
     re.IGNORECASE,
 )
+# a section's number and a name of a word or two ("2.2 Sampling", "5. Results"), not a title
+_NUMBERED_SECTION = re.compile(r"\d{1,2}\.(?:\d{1,2}\.?)*\s+\S+(?:\s+\S+)?")
 _FORM_NUMBER = re.compile(r"(?=\S*\d)\S*[-‐–_./]\S*")  # one token: digits and separators
 _DATE = re.compile(
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}"
@@ -64,6 +66,7 @@ def junk_title(text: str) -> bool:
         or lowered.startswith(_EDITOR)
         or _DEFAULT.fullmatch(title)
         or _SECTION.fullmatch(lowered)
+        or _NUMBERED_SECTION.fullmatch(title)
         or title[0].islower()  # runs on from a sentence before
         or len(words) > MAX_HEADING_WORDS
         or "intentionally left blank" in lowered

@@ -27,6 +27,8 @@ JUNK = [
     "Table 8.18 - Leading brands by market segment",
     "Source: LSA, 1998",
     "TEST COMMENTS:",
+    "2.2 Sampling",
+    "5. Results",
     "September 29, 2015",
     "Ultimately, the most important comparison is inter-temporal - how is aggregate",
     "Shift work interventions for",
@@ -43,6 +45,8 @@ REAL = [
     "ISU Grand Prix 2012 Paris, FRA",
     "Coronary Heart Disease and Stroke Deaths — United States, 2006",
     "东北电气发展股份有限公司",
+    "12 Angry Men",
+    "3.2 Social and Emotional Health",
 ]
 
 
