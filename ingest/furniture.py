@@ -1,8 +1,8 @@
 """Page furniture: the lines in a page's margins that are no part of its text, a page number
-("10", "- 41 -", "Page 3 of 12", a volume's "47699") or a running head or foot (the same line on many pages,
-numbers aside: "Federal Register / Vol. 85, No. 152 / ... / Proposed Rules"), at the top, the
-bottom or down a side. Kept in the text they would become passages of their own, or glue onto a
-sentence."""
+("10", "- 41 -", "Page 3 of 12", a volume's "47699") or a running head or foot (the same line
+on many pages, numbers aside: "Federal Register / Vol. 85, No. 152 / ... / Proposed Rules"), at
+the top, the bottom or down a side. Kept in the text they would become passages of their own,
+or glue onto a sentence."""
 
 from __future__ import annotations
 
