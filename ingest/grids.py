@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from kgp.ingest.tables import is_caption
+from kgp.ingest.text import printed_within
 
 NUMBER = re.compile(r"[-+–(]?[$€£]?\d[\d,.]*(?:%|[KMB]|bn)?\)?")  # a number as tables print it
 WIDE_GAP = re.compile(r" {3,}")  # spaces between two columns' texts in one cell
@@ -64,17 +65,12 @@ def _twice(cell: str) -> bool:
     lines = cell.strip().split("\n")
     if len(lines) != 2:
         return False
-    short, long = sorted((_alnum(line) for line in lines), key=len)
-    rest = iter(long)
-    return bool(short) and all(ch in rest for ch in short)
+    short, long = sorted(lines, key=lambda line: len(line.replace(" ", "")))
+    return any(ch.isalnum() for ch in short) and printed_within(short, long)
 
 
 def _once(cell: str) -> str:
     return max(cell.strip().split("\n"), key=lambda line: len(line.replace(" ", "")))
-
-
-def _alnum(text: str) -> str:
-    return "".join(ch for ch in text if ch.isalnum())
 
 
 def restacked(cells: list[list[str]]) -> list[list[str]]:

@@ -34,7 +34,7 @@ from kgp.ingest.pdf_tables import (
     one_reading,
 )
 from kgp.ingest.tables import is_caption
-from kgp.ingest.text import dehyphenated
+from kgp.ingest.text import dehyphenated, printed_within
 from kgp.ingest.titles import choose_title
 
 
@@ -124,7 +124,7 @@ def shadows(words: Sequence[Sequence[Any]]) -> set[int]:
 
     def fullness(key: tuple[int, int]) -> tuple[int, int, tuple[int, int]]:
         texts = [words[n][4] for n in lines[key]]
-        return -sum(len(_alnum(t)) for t in texts), -sum(len(t) for t in texts), key
+        return -sum(ch.isalnum() for t in texts for ch in t), -sum(map(len, texts)), key
 
     fullest = sorted(lines, key=fullness)
     for key in fullest:  # a line is read unless each of its words is over one of a line kept
@@ -136,22 +136,13 @@ def shadows(words: Sequence[Sequence[Any]]) -> set[int]:
 
 
 def _printed_over(shadow: Sequence[Any], word: Sequence[Any]) -> bool:
-    """Whether ``shadow`` lies mostly inside ``word`` and its letters and digits (a mark's
-    characters) are ``word``'s or some of them, in order."""
+    """Whether ``shadow`` lies mostly inside ``word`` and reads as it printed again."""
     (x0, y0, x1, y1, text), area = shadow[:5], (shadow[2] - shadow[0]) * (shadow[3] - shadow[1])
     width = min(x1, word[2]) - max(x0, word[0])
     height = min(y1, word[3]) - max(y0, word[1])
     if width <= 0 or height <= 0 or width * height < SHADOW_INSIDE * area:
         return False
-    own, theirs = _alnum(text), _alnum(word[4])
-    if not own:  # a mark ("&", "†"): held by the word as printed
-        own, theirs = text, word[4]
-    rest = iter(theirs)
-    return all(ch in rest for ch in own)
-
-
-def _alnum(text: str) -> str:
-    return "".join(ch for ch in text if ch.isalnum())
+    return printed_within(text, word[4])
 
 
 def _filled(page: Any) -> list[tuple[Box, list[list[str]]]]:

@@ -111,6 +111,21 @@ def _heads(paragraph: str) -> bool:
     return len(paragraph) <= MAX_HEADING and not _ENDS_SENTENCE.search(paragraph)
 
 
+def printed_within(copy: str, text: str) -> bool:
+    """Whether ``copy`` reads as ``text`` printed a second time, perhaps missing characters: its
+    letters and digits are ``text``'s or some of them, in order (for a mark without any, its
+    characters). A PDF that overprints its text for a bold look gives such copies."""
+    own, whole = _alnum(copy), _alnum(text)
+    if not own:
+        own, whole = copy.strip(), text
+    rest = iter(whole)
+    return bool(own) and all(ch in rest for ch in own)
+
+
+def _alnum(text: str) -> str:
+    return "".join(ch for ch in text if ch.isalnum())
+
+
 def windows(text: str, size: int = 250, overlap: int = 50) -> list[str]:
     """Windows of about ``size`` characters cut at word boundaries, overlapping by ``overlap``."""
     flat = normalise(text)
