@@ -116,9 +116,9 @@ def shadows(words: Sequence[Sequence[Any]]) -> set[int]:
                     break  # (sorted by their left edge: no later word reaches a)
                 if line_of[a] == line_of[b]:
                     continue
-                for shadow, word in ((a, b), (b, a)):
-                    if _printed_over(words[shadow], words[word]):
-                        under.setdefault(shadow, set()).add(line_of[word])
+                for shadow, over in ((a, b), (b, a)):
+                    if _printed_over(words[shadow], words[over]):
+                        under.setdefault(shadow, set()).add(line_of[over])
     hidden: set[int] = set()
     kept: set[tuple[int, int]] = set()
 
