@@ -10,6 +10,7 @@ without a text layer are read by OCR where Tesseract's data is installed
 from __future__ import annotations
 
 import itertools
+import re
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
@@ -21,7 +22,7 @@ from kgp.errors import DocumentError
 from kgp.ingest.document import Page, ReadDocument, Section
 from kgp.ingest.filled_tables import filled_cells, filled_tables
 from kgp.ingest.fixed_width import fixed_width_tables, typed_lines
-from kgp.ingest.furniture import Line, furniture
+from kgp.ingest.furniture import MARGIN, Line, furniture
 from kgp.ingest.ocr import read_scans, tessdata, unread_reason
 from kgp.ingest.pdf_tables import (
     Box,
@@ -71,12 +72,13 @@ def _page_text(
 ) -> str:
     """Reading-order text of a page (``text`` is its ``get_text``, ``layout`` gives its "dict")
     without the words inside table boxes, without the lines inside the boxes of ``skip`` (its
-    furniture), and with words the page prints twice (:func:`shadows`) read once."""
+    furniture), with words the page prints twice (:func:`shadows`) read once, and with its
+    footnotes after its body where the page sets them first (:func:`footnotes_first`)."""
     words = text("words")
-    hidden = shadows(words)
-    if not boxes and not skip and not hidden:
+    hidden, notes = shadows(words), footnotes_first(words, float(layout().get("height", 0.0)))
+    if not boxes and not skip and not hidden and not notes:
         return str(text("text"))
-    if not boxes and not hidden:  # PyMuPDF's text, line by line, less the furniture
+    if not boxes and not hidden and not notes:  # PyMuPDF's text, line by line, less furniture
         return "".join(f"{text}\n" for box, text in _text_lines(layout()) if not _inside(box, skip))
     lines: dict[tuple[int, int], list[str]] = {}
     blocks: dict[int, list[tuple[int, int]]] = {}
@@ -88,7 +90,51 @@ def _page_text(
             lines[key] = []
             blocks.setdefault(word[5], []).append(key)
         lines[key].append(word[4])
-    return "\n\n".join("\n".join(" ".join(lines[key]) for key in keys) for keys in blocks.values())
+    order = sorted(blocks, key=lambda block: block in notes)  # (a stable sort: notes last)
+    return "\n\n".join("\n".join(" ".join(lines[key]) for key in blocks[b]) for b in order)
+
+
+NOTE_MARK = re.compile(r"(?:\d{1,3}|[*†‡§])")  # a footnote's first word
+NOTE_SIZE = 0.9  # a footnote's words are at most this share of the height of the page's text
+
+
+def _opens_with_mark(block: list[Sequence[Any]]) -> bool:
+    return NOTE_MARK.fullmatch(str(min(block, key=lambda word: (word[6], word[7]))[4])) is not None
+
+
+def footnotes_first(words: Sequence[Sequence[Any]], height: float) -> set[int]:
+    """The blocks (PyMuPDF's block numbers of "words") that are footnotes set before the page's
+    body text, as some typesetters write them (the Federal Register): blocks that open with a
+    note's mark ("1", "*"), begin below the page's top third and above its bottom margin (a
+    footer's), and whose words are smaller than most of the page's others, where a block of the
+    body's size comes after one of them; else none."""
+    blocks: dict[int, list[Sequence[Any]]] = {}
+    for word in words:
+        blocks.setdefault(word[5], []).append(word)
+    marked = {number for number, block in blocks.items() if _opens_with_mark(block)}
+    sizes: dict[float, int] = {}  # characters by the height of their word, outside marked blocks
+    for number, block in blocks.items():
+        for word in block if number not in marked else ():
+            size = round(word[3] - word[1], 1)
+            sizes[size] = sizes.get(size, 0) + len(word[4])
+    if not sizes or not height:
+        return set()
+    body = max(sizes, key=lambda size: sizes[size])
+
+    def small(block: list[Sequence[Any]]) -> bool:
+        heights = sorted(float(word[3] - word[1]) for word in block)
+        return heights[len(heights) // 2] < NOTE_SIZE * body
+
+    notes = [
+        number
+        for number in marked
+        if len(blocks[number]) > 3
+        and height / 3 < min(word[1] for word in blocks[number]) < (1 - MARGIN) * height
+        and small(blocks[number])
+    ]
+    order = list(blocks)
+    first = min((order.index(number) for number in notes), default=len(order))
+    return set(notes) if any(not small(blocks[b]) for b in order[first + 1 :]) else set()
 
 
 SHADOW_INSIDE = 0.7  # a word this much inside another that reads the same is printed over it

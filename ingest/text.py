@@ -69,14 +69,18 @@ _FIRST_END = re.compile(r"[.!?。！？][\"'”’)\]]*(?=\s|$)|\n\s*\n")  # a s
 
 def carried_over(before: str, after: str) -> tuple[str, str]:
     """Two texts that a page break parts, with a sentence it cuts made whole on the first: when
-    ``before`` ends without a sentence's end and ``after`` opens in lower case, the words of
-    ``after`` up to its first sentence's end (or paragraph's) go to the end of ``before``."""
+    ``before`` ends without a sentence's end and ``after`` opens in lower case (or ``before``
+    ends in a word cut at a hyphen, which ``after`` goes on with), the words of ``after`` up to
+    its first sentence's end (or paragraph's) go to the end of ``before``."""
     head, tail = before.rstrip(), after.lstrip()
-    if not head or not tail or not tail[0].islower() or _ENDS_SENTENCE.search(head):
+    cut_word = head.endswith("-") and head[-2:-1].isalpha()  # "Soekarno-" | "Hatta ..."
+    if not head or not tail or _ENDS_SENTENCE.search(head):
+        return before, after
+    if not (tail[0].islower() or cut_word):
         return before, after
     end = _FIRST_END.search(tail)
     cut = end.end() if end else len(tail)
-    return f"{head} {tail[:cut].strip()}\n", tail[cut:].lstrip()
+    return f"{head}{'' if cut_word else ' '}{tail[:cut].strip()}\n", tail[cut:].lstrip()
 
 
 _LINE_END_HYPHEN = re.compile(r"\b(\w+)-\n[ \t]*([a-z]\w*)")

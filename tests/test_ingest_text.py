@@ -88,6 +88,15 @@ def test_a_sentence_cut_by_a_page_break_is_made_whole_on_its_first_page() -> Non
     assert carried_over("Results\n", "The next page.") == ("Results\n", "The next page.")
     # no sentence end on the next page: its first paragraph goes along
     assert carried_over("a list of", "items\n\nOther text.") == ("a list of items\n", "Other text.")
+    # a name cut at its hyphen goes on, capital and all ("Soekarno-" | "Hatta")
+    assert carried_over("after takeoff from Soekarno-\n", "Hatta Airport, in Jakarta. Next.") == (
+        "after takeoff from Soekarno-Hatta Airport, in Jakarta.\n",
+        "Next.",
+    )
+    assert carried_over("a range of 10-\n", "The next page.") == (
+        "a range of 10-\n",
+        "The next page.",
+    )
 
 
 @given(st.text(min_size=1, max_size=2000), st.integers(60, 400), st.integers(0, 50))

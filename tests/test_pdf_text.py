@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
-from kgp.ingest.pdf import PdfReader, shadows
+from kgp.ingest.pdf import PdfReader, footnotes_first, shadows
 
 LINES = [
     "SOIL DESCRIPTION: Canisteo clay loam, mod. well drained, non-irrigated",
@@ -51,3 +51,27 @@ def test_a_copy_missing_characters_gives_way_to_the_full_one() -> None:
     ]
     assert shadows(words) == {0, 1, 2, 3}
     assert shadows(words[4:]) == set()  # text printed once: nothing hidden
+
+
+def _words(block: int, top: float, size: float, text: str) -> list[tuple]:
+    """A block's words, one line, each word 30 points wide, ``size`` points high."""
+    return [
+        (50.0 + 30 * n, top, 78.0 + 30 * n, top + size, word, block, 0, n)
+        for n, word in enumerate(text.split())
+    ]
+
+
+def test_footnotes_a_page_sets_before_its_body_are_read_after_it() -> None:
+    """The Federal Register writes a page's footnotes first: blocks that open with a mark, in
+    smaller type, low on the page, before the body's blocks; a footer is no footnote."""
+    body = "Hatta International Airport in Jakarta, resulting in 189 fatalities and more words"
+    words = [
+        *_words(0, 400, 7, "1 Preliminary KNKT.18.10.35.04 Aircraft Accident Investigation Report"),
+        *_words(1, 480, 7, "2 The flight control system for 737 MAX airplanes includes two"),
+        *_words(2, 60, 9, body),
+        *_words(3, 120, 9, body),
+        *_words(4, 760, 7, "48 Bureau Veritas January 2020"),
+    ]
+    assert footnotes_first(words, 792.0) == {0, 1}
+    in_order = [*_words(2, 60, 9, body), *_words(0, 400, 7, "1 A note under the body.")]
+    assert footnotes_first(in_order, 792.0) == set()  # already after the body
