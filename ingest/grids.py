@@ -19,8 +19,8 @@ PROSE_LINE = 60  # characters: a longer line in a whitespace table's cell is pro
 PROSE_COLUMN_LINE = 50  # ... and a column with half its lines longer is the page's text beside it
 HEADER_LINES = 6  # a wrapped header has at most this many lines
 STREAM_MIN_ROWS = 3  # rows (and columns) a whitespace table has at least
-FORM_LABEL = re.compile(r"[A-Z][A-Za-z .&/()\-]{2,40}:(?:\s|$)")  # "SOIL DESCRIPTION: ..."
 STREAM_MAX_MEAN_CELL = 20.0  # characters: a table of words has cells this short on average
+FORM_LABEL = re.compile(r"[A-Z][A-Za-z .&/()\-]{2,40}:(?:\s|$)")  # "SOIL DESCRIPTION: ..."
 
 
 def without_leaders(cells: list[list[str]]) -> list[list[str]]:
@@ -53,10 +53,10 @@ def printed_once(cells: list[list[str]]) -> list[list[str]]:
     where most filled cells are so printed (two lines of one row's band that read the same
     otherwise are two lines)."""
     filled = [cell for row in cells for cell in row if cell.strip()]
-    twice = [cell for cell in filled if _twice(cell)]
-    if not filled or 2 * len(twice) < len(filled):
+    twice = {cell for cell in filled if _twice(cell)}
+    if not filled or 2 * sum(cell in twice for cell in filled) < len(filled):
         return cells
-    return [[_once(cell) if _twice(cell) else cell for cell in row] for row in cells]
+    return [[_once(cell) if cell in twice else cell for cell in row] for row in cells]
 
 
 def _twice(cell: str) -> bool:

@@ -133,7 +133,7 @@ def footnotes_first(words: Sequence[Sequence[Any]], height: float) -> set[int]:
         and small(blocks[number])
     ]
     order = list(blocks)
-    first = min((order.index(number) for number in notes), default=len(order))
+    first = next((n for n, number in enumerate(order) if number in notes), len(order))
     return set(notes) if any(not small(blocks[b]) for b in order[first + 1 :]) else set()
 
 
@@ -252,9 +252,11 @@ def _headings(page: dict[str, Any]) -> list[tuple[float, str]]:
     headings: list[tuple[float, str]] = []
     for block in page.get("blocks", []):
         lines: list[tuple[float, float, str]] = []  # size, baseline, text
+        seen: set[str] = set()
         for line in block.get("lines", []):
             text = _line_text(line)
-            if text and not text.isdigit() and text not in {t for _, _, t in lines}:
+            if text and not text.isdigit() and text not in seen:
+                seen.add(text)
                 lines.append((_size(line), line["bbox"][3], text))
         if not lines:
             continue
@@ -328,9 +330,9 @@ class PdfReader:
                     copy = Path(tmp) / "document.pdf"  # the bytes that were hashed, not the path
                     # (camelot's pdfminer refuses a file whose owner forbids extraction, which
                     # PyMuPDF reads: it is given the same pages without the encryption)
-                    plain = doc.metadata and doc.metadata.get("encryption")
+                    encrypted = doc.metadata and doc.metadata.get("encryption")
                     copy.write_bytes(
-                        doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE) if plain else data
+                        doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE) if encrypted else data
                     )
                     try:
                         grids = camelot_tables(copy, heights, captioned, {t[0] for t in typed})

@@ -74,9 +74,7 @@ def carried_over(before: str, after: str) -> tuple[str, str]:
     its first sentence's end (or paragraph's) go to the end of ``before``."""
     head, tail = before.rstrip(), after.lstrip()
     cut_word = head.endswith("-") and head[-2:-1].isalpha()  # "Soekarno-" | "Hatta ..."
-    if not head or not tail or _ENDS_SENTENCE.search(head):
-        return before, after
-    if not (tail[0].islower() or cut_word):
+    if not head or not tail or _ENDS_SENTENCE.search(head) or not (tail[0].islower() or cut_word):
         return before, after
     end = _FIRST_END.search(tail)
     cut = end.end() if end else len(tail)
