@@ -1,5 +1,4 @@
-// One passage's vector: its length is the dimension of a graph whose vector index was set
-// aside before the server stopped (FalkorStore.close), to build the index again at a start.
+// One passage's vector: its length is the dimension of the graph's vectors.
 MATCH (p:Passage)
 WHERE p.embedding IS NOT NULL
 RETURN p.embedding AS embedding

@@ -3,9 +3,7 @@
 // Every row carries its document's id (ids are document-prefixed), so the documents' rows are
 // flattened into one UNWIND per kind.
 // Passages of other documents that lose SIMILAR neighbours get a NEEDS_KNN self-relationship
-// (the sync refills them); a flag is never a property, because FalkorDB 4.16 leaves an orphan
-// vector in the index for every write to a vector-indexed node (deleted passages leave orphans
-// too: the store searches past them and rebuilds the index when they pile up).
+// (the sync refills them).
 // New Documents are pending until the sync has updated older passages' neighbours.
 // Old nodes go first, then the documents, their pages, tables and passages (of prose, contained
 // by their page; of a table's rows, by their table), their NEXT,
@@ -23,6 +21,12 @@ UNWIND $doc_ids AS doc_id
 OPTIONAL MATCH (:Passage {doc_id: doc_id})-[:HAS_KEYWORD]->(old:Keyword)
 WITH old.term AS term, count(old) AS n
 WITH [c IN collect({term: term, n: n}) WHERE c.term IS NOT NULL] AS old_counts
+// The new passages' vector keys: the graph's counter plus each one's slot (kgp.stores.vectors),
+// from 1: a range index FalkorDB 4.16 loaded from its snapshot did not find the value 0
+MERGE (m:Meta {id: 'kgp'})
+WITH old_counts, m, coalesce(m.next_vkey, 1) AS base
+SET m.next_vkey = base + size($passages) + size($table_passages)
+WITH old_counts, base
 CALL {
   UNWIND $docs AS r
   WITH collect(DISTINCT reduce(s = '', g IN coalesce(r.groups, []) | s + ',' + g)) AS sets
@@ -62,18 +66,20 @@ CALL {
   SET t += r.props
 }
 CALL {
+  WITH base
   UNWIND $passages AS r
   MATCH (d:Document {id: r.doc_id})
   MATCH (pg:Page {id: r.page_id})
   CREATE (d)-[:HAS_PASSAGE]->(p:Passage), (pg)-[:CONTAINS]->(p)
-  SET p += r.props, p.embedding = vecf32(r.embedding)
+  SET p += r.props, p.embedding = vecf32(r.embedding), p.vkey = base + r.slot
 }
 CALL {
+  WITH base
   UNWIND $table_passages AS r
   MATCH (d:Document {id: r.doc_id})
   MATCH (t:Table {id: r.table_id})
   CREATE (d)-[:HAS_PASSAGE]->(p:Passage), (t)-[:CONTAINS]->(p)
-  SET p += r.props, p.embedding = vecf32(r.embedding)
+  SET p += r.props, p.embedding = vecf32(r.embedding), p.vkey = base + r.slot
 }
 CALL {
   UNWIND $next AS r
@@ -111,4 +117,4 @@ CALL {
   WHERE k.df = 0
   DELETE k
 }
-RETURN size($docs) AS written
+RETURN size($docs) AS written, base AS first_key

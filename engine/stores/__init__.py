@@ -74,8 +74,6 @@ def store_from_settings(settings: Settings, tracer: Tracer | None = None) -> Gra
         graph=settings.graph,
         tracer=tracer,
         park=settings.fast_reopen,
-        ef_runtime=settings.vector_ef,
-        vector_m=settings.vector_m,
         load_timeout=settings.load_timeout,
     )
 

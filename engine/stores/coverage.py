@@ -57,10 +57,12 @@ ADMIN_QUERIES = frozenset(
         "count_weak_edges",
         "knn_budget",
         "document_passage_texts",
+        "document_vector_keys",
         "dump_nodes",
         "dump_relationships",
         "fulltext_term_all",
         "knn_candidates_all",
+        "knn_passages_all",
         "links_within_reach",
         "passage_embeddings",
         "passage_ids",
@@ -71,6 +73,9 @@ ADMIN_QUERIES = frozenset(
         "similar_degrees",
         "similar_edges",
         "vector_index_bound",
+        "vector_keys",
+        "vectors_by_key",
+        "vectors_from_key",
         "weak_passages",
         "weakest_links",
     }
@@ -84,12 +89,13 @@ INDEX_QUERIES = frozenset(
         "index_status",
         "list_indexes",
         "vector_index_dimension",
+        "vector_mark",
     }
 )
 CALLER_WRITES = frozenset({"save_trace"})  # the one write a reader makes: its own trace
 
 # admin-only reads (ADMIN_QUERIES) that a covered read's caller may run
-COVERED_READ_QUERIES = frozenset({"fulltext_term_all", "knn_candidates_all"})
+COVERED_READ_QUERIES = frozenset({"fulltext_term_all", "knn_candidates_all", "knn_passages_all"})
 
 # the store and caller of the covered read open in this context
 _COVERED: ContextVar[tuple[object, Caller] | None] = ContextVar("kgp_covered_read", default=None)

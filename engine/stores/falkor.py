@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
@@ -13,29 +12,30 @@ from falkordb import FalkorDB, Graph
 from kgp import cypher
 from kgp.access import ADMIN_CALLER
 from kgp.errors import StoreError, StoreRestartedError, StoreUnavailableError
-from kgp.stores import health
+from kgp.stores.coverage import reads_all
 from kgp.stores.falkor_indexes import (
     INDEX_STALL_SECONDS,
     PARK_COMPACT_SECONDS,
     PARK_SECONDS,
     WRITE_INDEXES,
-    IndexPolls,
     before_terms,
     index_passage_terms,
-    progress,
     unfinished,
     wait_for_indexes,
 )
 from kgp.stores.falkor_params import params_header, plain
 from kgp.stores.falkor_reply import Reads
-from kgp.stores.falkor_saved import LoadedLog, SavedBeside
+from kgp.stores.falkor_saved import LoadedLog, SavedBeside, saved_path
 from kgp.stores.falkor_schema import FalkorSchema
 from kgp.stores.falkor_server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
-from kgp.stores.health import IndexHealth, built_with, sampled_recall
+from kgp.stores.health import IndexHealth
 from kgp.stores.maintenance import Row
+from kgp.stores.model import DocumentGraph, passage_document
 from kgp.stores.own_writes import OwnWrites, server_count
+from kgp.stores.rows import documents_rows, write_whole
 from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
+from kgp.stores.vectors import PassageVectors
 
 
 class FalkorStore(SavedBeside, FalkorSchema):
@@ -56,8 +56,6 @@ class FalkorStore(SavedBeside, FalkorSchema):
         graph: str = "kgp",
         tracer: Tracer | None = None,
         start_timeout: float = 30.0,
-        ef_runtime: int | None = None,
-        vector_m: int | None = None,
         park: bool = True,
         stall_seconds: float = STALL_SECONDS,
         load_timeout: float = LOAD_TIMEOUT,
@@ -68,13 +66,13 @@ class FalkorStore(SavedBeside, FalkorSchema):
         )
         self.server.on_wait = self.waiting  # its load: told to on_wait as it is set then
         self.graph_name = graph
-        self.ef_runtime = ef_runtime  # the vector index's efRuntime; None: by the graph's size
-        self.vector_m = vector_m or health.VECTOR_M  # and its M (HNSW links per entry)
         self._db: FalkorDB | None = None
         self._graph: Graph | None = None
-        self._build_seen: tuple[float, int] | None = None  # a vector index build first seen
         self._reads: Reads | None = None  # reads' own connections (RESP3)
-        self._vectors_ready = True  # False while the vector index is built after a start
+        # the passages' vectors, in an index of kgp's own beside the graph (kgp.stores.vectors)
+        self.vectors = PassageVectors(
+            self._run_admin, saved_path(self.server, graph, "index").with_suffix(".usearch")
+        )
         # stops a server that holds a query unanswered without working (kgp.stores.stall)
         self._watch = StallWatch(self.server.server_pid, seconds=stall_seconds)
         self._own = OwnWrites(lambda: server_count(self._db))  # whether others wrote (writes_era)
@@ -89,18 +87,26 @@ class FalkorStore(SavedBeside, FalkorSchema):
             return self
         self.server.start()
         atexit.register(self.close)
-        self._connect(vectors=False)  # (a vector index built after a killed server's log)
+        self._connect()
         self._log.opened(self.server.loaded)
-        if before_terms(self) or self.restore_vector_index():  # (a migration's: after it)
-            return self
-        if self._vectors_ready and self.server.launched:
-            # a replayed log that creates the vector index (an older kgp's) leaves orphans
-            self.heal_vector_index()
+        if not before_terms(self):  # (a migration opens the index after it)
+            self._open_vectors()
         return self
+
+    def _open_vectors(self) -> None:
+        self.vectors.open(self.vector_dimension())
+
+    def _run_admin(self, name: str, parameters: Mapping[str, Any] | None = None) -> list[Row]:
+        """A read of the index beside the graph's upkeep, which sees every passage whoever
+        searches (a search reads back only what its caller may read: knn_passages)."""
+        with self.reading_as(ADMIN_CALLER):
+            return self.run(name, parameters)
 
     def close(self) -> None:
         atexit.unregister(self.close)
         try:
+            if self._graph is not None:
+                self.vectors.save()
             park = self._park_indexes if self.park and self._graph is not None else None
             before, after = self._log.stopping(park)  # the last user sets indexes aside
             self.server.stop(before_shutdown=before, after_shutdown=after)
@@ -115,7 +121,7 @@ class FalkorStore(SavedBeside, FalkorSchema):
         """Before the last user stops the server; True when the stop is to take the start's
         index build back out of the log (nothing else written since, no write index loaded)."""
         with self.reading_as(ADMIN_CALLER):
-            indexed, vector = self._indexes()
+            indexed = self._indexes()[0]
             present = [
                 (label, d)
                 for label, prop, _, d in WRITE_INDEXES
@@ -125,9 +131,6 @@ class FalkorStore(SavedBeside, FalkorSchema):
             if log.only_start_writes() and {p for p, _ in present} <= set(log.start_built()):
                 return True
             drops = [d for _, d in present]
-            if vector and self.run("any_passage_vector"):  # (an empty one costs nothing)
-                # first: its build, still going on after a first sync, held each other drop
-                drops.insert(0, "drop_passage_vector")  # back (100k: the close 35 -> 8 s)
         for name in drops:
             self._locked_write(name, {}, "cannot set an index aside")
         if drops:
@@ -135,66 +138,21 @@ class FalkorStore(SavedBeside, FalkorSchema):
             self.server.log.compact(min_bytes=0, growth=-1.0, timeout=PARK_COMPACT_SECONDS)
         return False
 
-    def defer_vector_index(self) -> bool:  # HNSW inserts: a quarter of a 50k first sync
-        with self.reading_as(ADMIN_CALLER):
-            empty = self.vector_dimension() is not None and not self.count_passages()
-        if empty:
-            self.run("drop_passage_vector", write=True)
-            # a busy FalkorDB 4.16 listed the dropped index to a later query (a first write
-            # then saw it): the writes wait until the drop shows, a few seconds at most
-            deadline = time.monotonic() + 5.0
-            while self.vector_dimension() is not None and time.monotonic() < deadline:
-                time.sleep(0.05)
-        return empty
-
-    def restore_vector_index(self, *, wait: bool = False) -> bool:
-        """Build the vector index again if the graph was loaded (or a first sync wrote it)
-        without one, and first the indexes only writes use the graph lacks; True if it started
-        a build (``wait``: and saw it complete)."""
-        with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds it
-            if self.vector_dimension() is not None:
-                return False
-            rows = self.run("any_passage_vector")
-            if not rows:
-                return False  # no passages yet: the first sync creates the index
-            dimension = len(rows[0]["embedding"])
-            params = self.vector_options(dimension)
-            before = self.server.log.end()
-            built = self._build_write_indexes()  # first: an HNSW build holds back later ones
-            self._locked_write("index_passage_vector", params, "cannot build the vector index")
-            self.server.log.mark(before, built)  # the stop takes them back if nothing else
-        self.dimension = dimension  # is written
-        self._vectors_ready = False
-        if wait:
-            self._wait_for_indexes()
-        return True
-
     def prepare_writes(self, *, vectors: bool = True) -> None:
-        """Build the write indexes the last stop set aside; wait until every index is complete
-        (``vectors=False``: but the vector index, for writes that never search it, linking by
-        a matrix of every passage: FalkorDB takes them between batches of its build)."""
+        """Build the write indexes the last stop set aside and wait until they are complete."""
         with self.reading_as(ADMIN_CALLER):
-            indexed, vector = self._indexes()
-        # set aside by a first sync that stopped (defer_vector_index): its build makes the write
-        # indexes too, which the start's mark records (start_built)
-        started = not vector and self.restore_vector_index()
+            indexed = self._indexes()[0]
         built: list[str] = []
-        missing = ((label, prop, "RANGE") not in indexed for label, prop, _, _ in WRITE_INDEXES)
-        if not started and any(missing):
+        if any((label, prop, "RANGE") not in indexed for label, prop, _, _ in WRITE_INDEXES):
             with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds them
                 built = self._build_write_indexes()
-        if vectors:
-            self.await_vector_index()  # waits for every index
-        else:
-            self._wait_for_indexes(vectors=False)
+        self._wait_for_indexes()
         if built or self.server.log.start_built():  # (a start's: in the log, not the snapshot)
             self._seal_indexes()
 
     def _build_write_indexes(self) -> list[str]:
         """Create the indexes only writes use that the graph lacks, under the server's lock
-        (held by the caller); the labels or types of those it created. At a start they go
-        before the vector index: FalkorDB 4.16 builds one index at a time, and those made
-        during an HNSW build waited for all of it (40 minutes at a million passages)."""
+        (held by the caller); the labels or types of those it created."""
         indexed, _ = self._indexes()
         if ("Passage", "id", "RANGE") not in indexed:
             return []  # no schema yet: ensure_schema makes every index
@@ -219,50 +177,80 @@ class FalkorStore(SavedBeside, FalkorSchema):
         except redis.ResponseError as exc:
             raise StoreError(f"{self.describe()}: {what}: {exc}") from None
 
-    def index_health(self, sample: int = 10) -> IndexHealth:
-        with self.reading_as(ADMIN_CALLER):
-            vector = self._indexes()[1]
-            if not vector:
-                return IndexHealth("none", 0, 0)
-            live, orphans = self.vector_index_entries()
-            built = built_with(vector, self.vector_ef(), self.vector_m)
-            if "Passage" in self._building():
-                return IndexHealth("building", live, orphans, **built)
-        sampled, recall = sampled_recall(self, sample, live)
-        return IndexHealth("complete", live, orphans, sampled, recall, **built)
+    # -- vectors (kgp.stores.vectors) --------------------------------------------------------
 
-    def await_vector_index(self) -> None:
-        if not self._vectors_ready or self._building():  # (another process's start, too)
-            self._wait_for_indexes()
+    def write_documents(self, graphs: Sequence[DocumentGraph]) -> None:
+        if not graphs:
+            return
+        rows = documents_rows(graphs, self.dimension, with_terms=self.terms_indexed)
+        replaced = self._vector_keys(rows["doc_ids"])
+        written = write_whole(self, rows)
+        self.vectors.removed(replaced)
+        new = rows["passages"] + rows["table_passages"]
+        first = int(written.get("first_key") or 0)
+        vectors = {first + r["slot"]: r["embedding"] for r in new}
+        self.vectors.added(vectors, first, first + len(new))
+
+    def delete_document(self, doc_id: str) -> bool:
+        keys = self._vector_keys([doc_id])
+        found = super().delete_document(doc_id)
+        self.vectors.removed(keys)
+        return found
+
+    def _vector_keys(self, doc_ids: Sequence[str]) -> list[int]:
+        with self.reading_as(ADMIN_CALLER):
+            rows = self.run("document_vector_keys", {"doc_ids": list(doc_ids)})
+        return [int(k) for k in (rows[0]["keys"] if rows else []) if k is not None]
 
     def _knn_candidates(self, rows: list[dict[str, Any]]) -> list[Row]:
-        if self._vectors_ready or "Passage" not in self._building():
-            self._vectors_ready = True
-            try:
-                return super()._knn_candidates(rows)
-            except StoreError as exc:  # no index: another process is building it again
-                if "queryNodes" not in str(exc):
-                    raise
-                self._vectors_ready = False
-        exact = [self.run("knn_exact", {"row": r, "limit": r["limit"]}) for r in rows]
-        return [row for found in exact for row in found]
+        """``knn_candidates``' rows from the index beside the graph: each row's keys to its
+        depth, read back through the graph with the caller's access filter."""
+        self.vectors.catch_up()
+        found = self.vectors.search([r["vector"] for r in rows], max(r["limit"] for r in rows))
+        bars = [-2.0 if r["bar"] is None else float(r["bar"]) for r in rows]
+        wanted: set[int] = set()
+        for row, bar, entries in zip(rows, bars, found, strict=True):
+            wanted.update(key for key, sim in entries[: row["limit"]] if sim > bar)
+        ids: dict[int, str | None] = {}
+        if wanted:
+            every = reads_all(self, self.caller_now())  # (a query that reads no document)
+            query = "knn_passages_all" if every else "knn_passages"
+            joined = self.run(query, {"keys": sorted(wanted)})
+            # (a key gone from the graph, removed by another process, gets no row: this index
+            # keeps it until its next open, never returning it)
+            ids = {int(r["key"]): (None if r["id"] is None else str(r["id"])) for r in joined}
+        bound, answers = len(self.vectors), []
+        for row, bar, entries in zip(rows, bars, found, strict=True):
+            entries = entries[: row["limit"]]
+            exclude = set(row["exclude"])
+            hits = []
+            for key, similarity in entries:
+                pid = ids.get(key) if similarity > bar else None
+                if pid is None or pid in exclude or passage_document(pid) == row["exclude_doc"]:
+                    continue
+                hits.append([pid, similarity])
+            lowest = entries[-1][1] if entries else None
+            answers.append({"i": row["i"], "bound": bound, "lowest": lowest, "hits": hits})
+        return answers
 
-    def vector_index_build(self) -> tuple[int, float | None]:
-        """The seconds left come from the build's rate since this store first saw it."""
-        status = self._building().get("Passage")
-        counted = progress(status) if status is not None else None
-        if counted is None:
-            return (0, 0.0) if status is None else (self.vector_index_bound(), None)
-        now, (done, total) = time.monotonic(), counted
-        if self._build_seen is None or done < self._build_seen[1]:
-            self._build_seen = (now, done)
-        began, first = self._build_seen
-        rate = (done - first) / (now - began) if done > first and now > began else 0.0
-        return total - done, (total - done) / rate if rate else None
+    def vector_index_entries(self) -> tuple[int, int]:
+        self.vectors.catch_up()
+        return len(self.vectors), 0  # (it removes what the graph removes)
 
-    def _building(self) -> dict[str, str]:
-        """The labels whose indexes are being built, with FalkorDB's status of each."""
-        return unfinished(self._index_rows())
+    def rebuild_vector_index(self) -> None:
+        """Build the index beside the graph anew from the graph's vectors (kgp maintain)."""
+        self.vectors.clear()
+        self._open_vectors()
+
+    def index_health(self, sample: int = 10) -> IndexHealth:
+        with self.reading_as(ADMIN_CALLER):
+            live = self.vector_index_entries()[0]
+            if not live:
+                return IndexHealth("none", 0, 0)
+            share = min(1.0, 2.0 * sample / live)  # (about ``sample`` passages drawn)
+            rows = self.run("sample_passages", {"share": share, "limit": sample}) if sample else []
+        recall = self.vectors.recall_at_10([row["embedding"] for row in rows])
+        return IndexHealth("complete", live, 0, len(rows), recall)
 
     def _index_rows(self) -> list[list[Any]]:
         """``index_status``'s rows: each index version's label, fields and status."""
@@ -328,29 +316,28 @@ class FalkorStore(SavedBeside, FalkorSchema):
             return self._own.now()
 
     def checkpoint(self, *, force: bool = False) -> bool:
-        """Compact the append-only file: safe whenever (a failed write reloads the server)."""
+        """Compact the append-only file: safe whenever (a failed write reloads the server); and
+        save the index beside the graph."""
+        self.vectors.save()
         try:
             log = self.server.log
             return log.compact(min_bytes=0, growth=-1.0) if force else log.compact()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
 
-    def _connect(self, vectors: bool = True) -> None:
-        """Connect and wait for the indexes (``vectors=False``: all but a vector index)."""
+    def _connect(self) -> None:
+        """Connect and wait for the indexes."""
         self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
         self._graph = self._db.select_graph(self.graph_name)
         self._reads = Reads(self.server.socket_path, self.graph_name)
-        self._wait_for_indexes(vectors=vectors)
+        self._wait_for_indexes()
 
-    def _wait_for_indexes(self, stall: float = INDEX_STALL_SECONDS, vectors: bool = True) -> None:
+    def _wait_for_indexes(self, stall: float = INDEX_STALL_SECONDS) -> None:
         """After a start or reload, FalkorDB rebuilds indexes in the background, and queries
         meanwhile see part of the graph: wait until every index is operational, as long as the
-        build goes on (:mod:`kgp.stores.falkor_indexes`); ``vectors=False``: but a vector
-        index, which searches do without meanwhile (whose build holds the others back)."""
-        polls, what = IndexPolls(self._index_rows, vectors=vectors), self.describe()
-        busy = None if vectors else polls.every
-        wait_for_indexes(polls.waited, what=what, stall=stall, notice=self.on_wait, busy=busy)
-        self._vectors_ready = vectors or "Passage" not in polls.every()
+        build goes on (:mod:`kgp.stores.falkor_indexes`)."""
+        building = lambda: unfinished(self._index_rows())  # noqa: E731
+        wait_for_indexes(building, what=self.describe(), stall=stall, notice=self.on_wait)
 
     def _disconnect(self) -> None:
         clients, self._db, self._reads = (self._db and self._db.connection, self._reads), None, None
@@ -371,5 +358,15 @@ class FalkorStore(SavedBeside, FalkorSchema):
     def _migrate_to_6(self) -> list[str]:
         if not index_passage_terms(self.run, self._indexes()[0]):
             return []
-        self._wait_for_indexes(vectors=False)  # (the new full-text index: questions need it)
+        self._wait_for_indexes()  # (the new full-text index: questions need it)
         return ["schema 6: the full-text index holds each passage's stemmed terms"]
+
+    def _migrate_to_7(self) -> list[str]:
+        """Schema 7: FalkorDB's vector index goes; each passage gets its key in the index beside
+        the graph (kgp.stores.vectors), which is built from the stored vectors."""
+        if ("Passage", "embedding", "VECTOR") in self._indexes()[0]:
+            self.run("drop_passage_vector", write=True)
+        while int(self.run("key_passages", {"limit": 5000}, write=True)[0]["n"]):
+            pass
+        self._open_vectors()
+        return ["schema 7: vectors in an index beside the graph"]

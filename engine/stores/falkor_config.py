@@ -54,10 +54,9 @@ def server_config(home: Path, socket: Path, log: Path, module: Path) -> str:
             # took 11.4-12.3 s from SIGSEGV to exit with it, 0.2-0.3 s without
             # (python -m tests.bench.crash_bench --data-dir DIR)
             "crash-memcheck-enabled no",
-            # one query thread: FalkorDB 4.16's vector-index procedure is not safe to run
-            # concurrently (concurrent queryNodes calls return each other's rows: measured
-            # in tests/test_concurrency.py), and the server is shared by every process
-            f"loadmodule {quote(module)} THREAD_COUNT 1",
+            # FalkorDB's default query threads: its vector procedure, which mixed up concurrent
+            # queries (tests/bench/falkor_threads_bench.py), is no longer called
+            f"loadmodule {quote(module)}",
             "",
         ]
     )

@@ -32,15 +32,14 @@ from kgp.text import index_terms
 
 Indexed = set[tuple[str, str, str]]  # (label or relationship type, property, kind)
 
-# Range indexes: (label or relationship type, query, properties). The vector index is created
-# last: adding an index to a label re-indexes its nodes, which in FalkorDB 4.16 would leave an
-# orphaned vector for each passage (FalkorStore.rebuild_vector_index).
+# Range indexes: (label or relationship type, query, properties).
 RANGE_INDEXES = (
     ("Document", "index_document", ("id",)),
     ("Page", "index_page", ("id", "doc_id")),
     ("Table", "index_table", ("id", "doc_id")),
     ("Passage", "index_passage", ("id", "doc_id")),
     ("Passage", "index_passage_text_hash", ("text_hash",)),
+    ("Passage", "index_passage_vkey", ("vkey",)),
     ("Keyword", "index_keyword", ("term",)),
     ("SIMILAR", "index_similar_score", ("score",)),
     ("NEEDS_KNN", "index_knn_flag", ("flag",)),
@@ -126,26 +125,11 @@ def indexes_of(rows: Iterable[Mapping[str, Any]]) -> tuple[Indexed, dict[str, An
     return indexed, vector
 
 
-def unfinished(rows: Iterable[Sequence[Any]], *, vectors: bool = True) -> dict[str, str]:
+def unfinished(rows: Iterable[Sequence[Any]]) -> dict[str, str]:
     """The labels whose indexes are being built, with FalkorDB's status of each, from
-    ``index_status``'s rows (label, types, status); pure. With ``vectors=False`` a label counts
-    as built while the only index still building is a vector index: FalkorDB builds a label's
-    new indexes as a new version and answers from the version before until it is complete (a
-    start replaying a log that created the vector index: at a million passages, 30 minutes of
-    HNSW build that reads need not wait for, as they search exactly meanwhile)."""
-    built: dict[str, list[set[tuple[str, str]]]] = {}
-    building: list[tuple[str, set[tuple[str, str]], str]] = []
-    for label, types, status in rows:
-        fields = {(str(p), str(k)) for p, kinds in dict(types or {}).items() for k in kinds}
-        if "OPERATIONAL" in str(status):
-            built.setdefault(str(label), []).append(fields)
-        else:
-            building.append((str(label), fields, str(status)))
+    ``index_status``'s rows (label, types, status); pure."""
     return {
-        label: status
-        for label, fields, status in building
-        if vectors
-        or not any({f for f in fields if f[1] != "VECTOR"} <= b for b in built.get(label, []))
+        str(label): str(status) for label, _, status in rows if "OPERATIONAL" not in str(status)
     }
 
 
@@ -158,22 +142,6 @@ def describe(building: Mapping[str, str]) -> str:
     return ", ".join(parts)
 
 
-class IndexPolls:
-    """One read of ``index_status``'s rows a poll of :func:`wait_for_indexes`, seen two ways:
-    the indexes waited for (``vectors=False``: but a vector index) and every index being built."""
-
-    def __init__(self, read: Callable[[], list[list[Any]]], *, vectors: bool) -> None:
-        self.read, self.vectors = read, vectors
-        self.rows: list[list[Any]] = []
-
-    def waited(self) -> dict[str, str]:
-        self.rows = self.read()
-        return unfinished(self.rows, vectors=self.vectors)
-
-    def every(self) -> dict[str, str]:
-        return unfinished(self.rows)
-
-
 def wait_for_indexes(
     building: Callable[[], Mapping[str, str]],
     *,
@@ -181,23 +149,19 @@ def wait_for_indexes(
     stall: float = INDEX_STALL_SECONDS,
     notice: Callable[[str], None] | None = None,
     poll: float = 0.05,
-    busy: Callable[[], Mapping[str, str]] | None = None,
 ) -> None:
     """Wait until ``building()`` (label -> status of each index not yet complete) is empty.
     Raises :class:`StoreUnavailableError` naming ``what`` when no status changed for ``stall``
-    seconds, of those or of ``busy()`` (every index being built, those not waited for too: a
-    vector index FalkorDB builds first holds the others back, for 50 minutes at 800k passages,
-    and a server busy with it is not stuck); tells ``notice`` how far the build is every
-    ``NOTICE_SECONDS``."""
+    seconds; tells ``notice`` how far the build is every ``NOTICE_SECONDS``."""
     started = moved = time.monotonic()
     told = started
-    last: tuple[Mapping[str, str], Mapping[str, str]] | None = None
+    last: Mapping[str, str] | None = None
     while True:
         now_building = building()
         if not now_building:
             return
         now = time.monotonic()
-        seen = (now_building, busy() if busy is not None else {})
+        seen = now_building
         if seen != last:
             last, moved = seen, now
         elif now - moved > stall:

@@ -19,10 +19,12 @@ Row = dict[str, Any]
 # 4: NEEDS_KNN flags carry flag: true (indexed in FalkorDB); 5: the record of the group sets in
 # use (Meta.access_sets, kgp.stores.coverage); 6: the embedded store's full-text index holds each
 # passage's terms (kgp.text.index_terms)
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 # the Meta properties a dump leaves out: the linker's tuning state (it follows timings) and the
 # record of group sets (a superset of those in use, in the order they came)
-_BOOKKEEPING = frozenset({"knn_budget", "access_sets", "access_version"})
+_BOOKKEEPING = frozenset(
+    {"knn_budget", "access_sets", "access_version", "vkey", "next_vkey", "dimension"}
+)
 
 
 class RunsQueries(ABC):
@@ -37,9 +39,6 @@ class RunsQueries(ABC):
 class StoreMaintenance(RunsQueries):
     @abstractmethod
     def rebuild_vector_index(self) -> None: ...
-
-    @abstractmethod
-    def restore_vector_index(self, *, wait: bool = False) -> bool: ...
 
     @abstractmethod
     def describe(self) -> str: ...
@@ -193,10 +192,9 @@ class StoreMaintenance(RunsQueries):
             steps.append("schema 5: the group sets in use recorded")
         if version < 6:
             steps += self._migrate_to_6()
+        if version < 7:
+            steps += self._migrate_to_7()
         self.run("set_graph_schema", {"schema": SCHEMA_VERSION}, write=True)
-        # a vector index a step set aside (schema 6), built last: each write during the build
-        # waits for a batch of it (3-9 s at 100k passages)
-        self.restore_vector_index()
         return steps
 
     def record_access_sets(self) -> None:
@@ -217,8 +215,11 @@ class StoreMaintenance(RunsQueries):
         return ["schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt"]
 
     def _migrate_to_6(self) -> list[str]:
-        """Schema 6 changed the embedded store's full-text index alone (FalkorStore), setting
-        the vector index aside."""
+        """Schema 6 changed the embedded store's full-text index alone (FalkorStore)."""
+        return []
+
+    def _migrate_to_7(self) -> list[str]:
+        """Schema 7 moved the embedded store's vectors to an index beside the graph alone."""
         return []
 
     def dump(self) -> tuple[list[Row], list[Row]]:
@@ -227,6 +228,8 @@ class StoreMaintenance(RunsQueries):
             {"label": r["label"], "key": r["key"], "props": _clean(r["props"])}
             for r in self.run("dump_nodes")
         ]
+        # (the embedded store's Meta node holds its vector keys' counter from the first write)
+        nodes = [n for n in nodes if n["label"] != "Meta" or n["props"] != {"id": "kgp"}]
         rels = [
             {
                 "type": r["type"],

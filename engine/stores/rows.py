@@ -105,6 +105,10 @@ def documents_rows(
             merged.setdefault(kind, []).extend(values)
     for kind in ("pages", "tables", "passages", "table_passages", "next", "keywords", "similar"):
         merged.setdefault(kind, [])
+    # each passage's place among the write's new passages: a store that keys its vectors
+    # (FalkorStore) gives it the key its counter stood at plus this
+    for slot, row in enumerate(merged["passages"] + merged["table_passages"]):
+        row["slot"] = slot
     merged["terms"] = sorted(terms)
     merged["term_counts"] = [{"term": t, "n": n} for t, n in sorted(terms.items())]
     return merged
@@ -219,21 +223,22 @@ class Writes(Protocol):
     def delete_document(self, doc_id: str) -> bool: ...
 
 
-def write_whole(store: Writes, rows: Mapping[str, Any]) -> None:
+def write_whole(store: Writes, rows: Mapping[str, Any]) -> dict[str, Any]:
     """Write ``documents_rows``' ``rows`` (one query, which replaces the documents whole) until
     the documents' passages have every keyword link it was given (a store whose writes are
     never short: once; else one more read a write, of those documents' links). After
     WRITE_TRIES short writes the documents are removed, so each is whole or absent and the next
-    sync writes it; a StoreError says so."""
+    sync writes it; a StoreError says so. Returns the last write's row."""
     wanted = len(rows["keywords"])
     for attempt in range(1, WRITE_TRIES + 1):
-        store.run("write_documents", rows, write=True)
+        written = store.run("write_documents", rows, write=True)
+        result = written[0] if written else {}
         if not wanted or not store.short_writes:
-            return
+            return result
         found = store.run("count_keyword_links", {"doc_ids": rows["doc_ids"]})
         links = int(found[0]["keyworded"]) if found else 0
         if links == wanted:
-            return
+            return result
         short = f"{links} of {wanted} keyword links of {', '.join(rows['doc_ids'])}"
         if attempt < WRITE_TRIES:
             log.warning("the store kept a write with %s; writing those documents again", short)

@@ -1,0 +1,1 @@
+CREATE INDEX FOR (p:Passage) ON (p.vkey)

@@ -1,0 +1,253 @@
+"""The embedded store's passage vectors in an HNSW index of kgp's own (usearch), beside the graph.
+
+The graph is the one source of truth: every Passage keeps its ``embedding`` and an integer
+``vkey``, allocated from ``Meta.next_vkey`` by the write that creates it (keys are never given
+twice; a passage written again gets a new one). The index file is derived from it: loaded at an
+open and checked against the graph's keys (those missing added from their stored vectors, those
+the graph no longer holds removed), so a kill at any point, a restored backup or a file deleted
+by hand all end in an index equal to the graph. A process keeps up with writes of others by the
+graph's counter (every search reads it: keys above the index's are added) and drops the keys a
+search finds gone. Every hit is read back through the graph, with the caller's access filter, so
+a removed passage is never returned. Why: docs/decisions/0001-vectors-beside-the-graph.md."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from usearch.index import Index
+
+Run = Callable[..., list[dict[str, Any]]]  # the store's ``run`` (named queries)
+
+CONNECTIVITY = 32  # HNSW links per entry
+EXPANSION_ADD = 128  # candidates kept while an entry is linked in
+EXPANSION_SEARCH = 256  # candidates kept per search (at least the depth asked)
+EXACT_BELOW = 20_000  # up to this many entries a search compares every vector: as fast, exact
+READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
+
+
+class _Shared:
+    """A lock that many hold at once to read and one alone to change what they read: usearch
+    crashes a search that runs while an add grows the index."""
+
+    def __init__(self) -> None:
+        self._turn = threading.Condition()
+        self._readers = 0
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._turn:
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._turn:
+                self._readers -= 1
+                if not self._readers:
+                    self._turn.notify_all()
+
+    @contextmanager
+    def changing(self) -> Iterator[None]:
+        with self._turn:
+            self._turn.wait_for(lambda: not self._readers)
+            yield
+
+
+class PassageVectors:
+    """The index of one graph's passage vectors, searched by many threads, changed by one at a
+    time. ``run`` asks the graph; ``path`` is the index file (None: kept in memory only)."""
+
+    def __init__(self, run: Run, path: Path | None) -> None:
+        self._run, self.path = run, path
+        self._index: Index | None = None
+        self._next = 0  # the graph's counter the index has caught up to
+        self._changed = False  # since it was loaded or saved
+        self._lock = _Shared()
+
+    def __len__(self) -> int:
+        return 0 if self._index is None else len(self._index)
+
+    def keys(self) -> set[int]:
+        """The keys the index holds."""
+        index = self._index
+        if index is None or not len(index):
+            return set()
+        with self._lock.reading():
+            return {int(k) for k in np.asarray(index.keys)}
+
+    @property
+    def dimension(self) -> int | None:
+        return None if self._index is None else int(self._index.ndim)
+
+    # -- keeping the index equal to the graph ------------------------------------------------
+
+    def open(self, dimension: int | None) -> None:
+        """Load the file and bring it up to date with the graph's keys (or build it from the
+        graph's vectors where there is no usable file). ``dimension``: the graph's, None in a
+        graph without passages yet (the first write's vectors give it)."""
+        with self._lock.changing():
+            index = self._loaded(dimension)
+            self._changed = index is None
+            if index is None and dimension is not None:
+                index = _new(dimension)
+            self._index = index
+            self._next = 0
+            if index is None:
+                return
+            mark = self._graph_next()  # (first: what is written meanwhile, a catch-up adds)
+            graph = set(self._graph_keys())
+            held = self.keys()
+            gone = held - graph
+            if gone:
+                index.remove(np.fromiter(gone, dtype=np.uint64, count=len(gone)))
+                self._changed = True
+            self._add_by_keys(sorted(graph - held))
+            self._next = mark
+
+    def _loaded(self, dimension: int | None) -> Index | None:
+        if self.path is None or not self.path.exists():
+            return None
+        try:
+            index = Index.restore(str(self.path))
+        except (RuntimeError, ValueError, OSError):
+            index = None  # unreadable: rebuilt from the graph
+        if index is None or (dimension is not None and int(index.ndim) != dimension):
+            return None
+        return index
+
+    def catch_up(self) -> None:
+        """Add the passages written since the index last caught up (by this process or
+        another: the graph's counter moved)."""
+        if self._graph_next() <= self._next:
+            return
+        with self._lock.changing():
+            now = self._graph_next()
+            if now <= self._next:
+                return
+            start = self._next
+            while True:
+                rows = self._run(
+                    "vectors_from_key", {"from": start, "to": now, "limit": READ_BATCH}
+                )
+                self._add({int(r["key"]): r["embedding"] for r in rows})
+                if len(rows) < READ_BATCH:
+                    break
+                start = max(int(r["key"]) for r in rows) + 1
+            self._next = now
+
+    def added(self, vectors: Mapping[int, Sequence[float]], first: int, after: int) -> None:
+        """A write of this process created these passages (key -> vector), its keys from
+        ``first`` up to ``after``: added without reading them back (what others wrote meanwhile
+        is read by the next catch-up)."""
+        with self._lock.changing():
+            self._add(vectors)
+            if self._next == first:
+                self._next = after
+
+    def removed(self, keys: Iterable[int]) -> None:
+        """Passages that are gone from the graph."""
+        keys = list(map(int, keys))
+        if not keys or self._index is None:
+            return
+        with self._lock.changing():
+            gone = [k for k in keys if self._index is not None and k in self._index]
+            if gone:
+                self._index.remove(np.asarray(gone, dtype=np.uint64))
+                self._changed = True
+
+    def clear(self) -> None:
+        with self._lock.changing():
+            self._index, self._next = None, 0
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+    def save(self) -> None:
+        """Write the file atomically (a temporary file, flushed, renamed over the old one)."""
+        if self.path is None or self._index is None or not self._changed:
+            return
+        with self._lock.changing():
+            # (a name of this process's own: two processes may save at once)
+            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+            self._index.save(str(temporary))
+            os.chmod(temporary, 0o600)  # (owner-only, as the data directory)
+            with open(temporary, "rb") as written:
+                os.fsync(written.fileno())
+            os.replace(temporary, self.path)
+            self._changed = False
+
+    # -- searching --------------------------------------------------------------------------
+
+    def search(
+        self, vectors: Sequence[Sequence[float]], depth: int, *, exact: bool = False
+    ) -> list[list[tuple[int, float]]]:
+        """For each vector its ``depth`` nearest keys with their cosine similarity, best first
+        (``exact``: compared with every vector, as always in a small index or a deep search)."""
+        index = self._index
+        if index is None or not len(index) or not vectors:
+            return [[] for _ in vectors]
+        queries = np.asarray(vectors, dtype=np.float32)
+        exact = exact or len(index) <= EXACT_BELOW or depth * 4 >= len(index)
+        with self._lock.reading():
+            found = index.search(queries, min(depth, len(index)), exact=exact, threads=1)
+        keys, distances = np.atleast_2d(found.keys), np.atleast_2d(found.distances)
+        counts = getattr(found, "counts", np.asarray([keys.shape[1]]))  # (one vector: Matches)
+        return [
+            [(int(k), 1.0 - float(d)) for k, d in zip(keys[i][:n], distances[i][:n], strict=True)]
+            for i, n in enumerate(counts.tolist())
+        ]
+
+    def recall_at_10(self, vectors: Sequence[Sequence[float]]) -> float | None:
+        """The index's recall@10 against exact search, averaged over ``vectors``."""
+        if not vectors or not len(self):
+            return None
+        near, truth = self.search(vectors, 10), self.search(vectors, 10, exact=True)
+        shares = [
+            len({k for k, _ in a} & {k for k, _ in b}) / max(1, len(b))
+            for a, b in zip(near, truth, strict=True)
+        ]
+        return round(sum(shares) / len(shares), 4)
+
+    # -- the graph's side -------------------------------------------------------------------
+
+    def _graph_next(self) -> int:
+        rows = self._run("vector_mark")
+        return int(rows[0]["next"] or 0) if rows else 0
+
+    def _graph_keys(self) -> list[int]:
+        rows = self._run("vector_keys")
+        return [int(k) for k in (rows[0]["keys"] if rows else []) if k is not None]
+
+    def _add_by_keys(self, keys: Sequence[int]) -> None:
+        for at in range(0, len(keys), READ_BATCH):
+            rows = self._run("vectors_by_key", {"keys": list(keys[at : at + READ_BATCH])})
+            self._add({int(r["key"]): r["embedding"] for r in rows})
+
+    def _add(self, vectors: Mapping[int, Sequence[float]]) -> None:
+        """Add entries (the caller holds ``_lock`` to change); a key already held is replaced."""
+        if not vectors:
+            return
+        keys = np.fromiter(vectors, dtype=np.uint64, count=len(vectors))
+        values = np.asarray(list(vectors.values()), dtype=np.float32)
+        if self._index is None:
+            self._index = _new(values.shape[1])
+        held = [k for k in keys.tolist() if k in self._index]
+        if held:
+            self._index.remove(np.asarray(held, dtype=np.uint64))
+        self._index.add(keys, values, threads=2)
+        self._changed = True
+
+
+def _new(dimension: int) -> Index:
+    return Index(
+        ndim=dimension,
+        metric="cos",
+        dtype="f32",
+        connectivity=CONNECTIVITY,
+        expansion_add=EXPANSION_ADD,
+        expansion_search=EXPANSION_SEARCH,
+    )

@@ -1,0 +1,105 @@
+"""The embedded store's vectors in an index beside the graph (kgp.stores.vectors): it holds
+exactly the graph's passages through writes, rewrites and removals, in this process and in
+another, and an index file behind, ahead of, or missing from the graph is made equal to it at
+the next open."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from kgp.access import ADMIN_CALLER
+from kgp.stores import FalkorStore
+from kgp.stores.model import passage_id
+
+from tests.graphs import DIM, make_document
+
+
+def graph_keys(store: FalkorStore) -> set[int]:
+    with store.reading_as(ADMIN_CALLER):
+        return {int(k) for k in store.run("vector_keys")[0]["keys"]}
+
+
+def vector_of(store: FalkorStore, pid: str) -> list[float]:
+    return list(store.passage_vectors([pid])[pid].embedding)
+
+
+def first_hit(store: FalkorStore, vector: list[float]) -> str:
+    return store.vector_search(vector, 1)[0].id
+
+
+def open_store(data_dir: Path) -> FalkorStore:
+    store = FalkorStore(data_dir=data_dir).open()
+    store.ensure_schema(DIM)
+    return store
+
+
+def test_the_index_holds_exactly_the_graphs_passages_through_writes_and_removals(
+    tmp_path: Path,
+) -> None:
+    with open_store(tmp_path / "kb") as store:
+        store.write_documents([make_document("a.txt", 6), make_document("b.txt", 4, seed=1)])
+        assert store.vectors.keys() == graph_keys(store) and len(store.vectors) == 10
+        old = vector_of(store, passage_id("a.txt", 2))
+        store.write_document(make_document("a.txt", 3, seed=7))  # rewritten: new vectors
+        store.delete_document("b.txt")
+        assert store.vectors.keys() == graph_keys(store) and len(store.vectors) == 3
+        assert all(not hit.id.startswith("b.txt") for hit in store.vector_search(old, 10))
+        new = vector_of(store, passage_id("a.txt", 1))
+        assert first_hit(store, new) == passage_id("a.txt", 1)
+        assert store.vector_search(new, 10)[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_an_index_file_behind_ahead_of_or_missing_from_the_graph_is_made_equal_at_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = tmp_path / "kb"
+    with open_store(kb) as store:
+        store.write_documents([make_document("a.txt", 5), make_document("b.txt", 5, seed=1)])
+        saved = store.vectors.path
+    assert saved is not None and saved.exists()
+    older = tmp_path / "older.usearch"
+    shutil.copy(saved, older)
+    with open_store(kb) as store, monkeypatch.context() as kill:
+        kill.setattr(store.vectors, "save", lambda: None)  # as if killed before its save
+        store.write_document(make_document("c.txt", 4, seed=2))
+        store.delete_document("a.txt")
+        c0 = vector_of(store, passage_id("c.txt", 0))
+        a0 = vector_of(store, passage_id("b.txt", 0))
+    for state in ("behind", "restored older", "deleted", "unreadable"):
+        if state == "restored older":
+            shutil.copy(older, saved)
+        elif state == "deleted":
+            saved.unlink()
+        elif state == "unreadable":
+            saved.write_bytes(b"not an index")
+        with open_store(kb) as store:
+            assert store.vectors.keys() == graph_keys(store), state
+            assert len(store.vectors) == 9, state
+            assert first_hit(store, c0) == passage_id("c.txt", 0), state
+            assert first_hit(store, a0) == passage_id("b.txt", 0), state
+            hits = store.vector_search(a0, 20)
+            assert not any(hit.id.startswith("a.txt") for hit in hits), state
+
+
+def test_a_process_sees_what_another_wrote_and_removed(tmp_path: Path) -> None:
+    kb = tmp_path / "kb"
+    with open_store(kb) as writer, FalkorStore(data_dir=kb).open() as reader:
+        writer.write_document(make_document("a.txt", 4))
+        vector = vector_of(writer, passage_id("a.txt", 3))
+        assert first_hit(reader, vector) == passage_id("a.txt", 3)
+        writer.write_document(make_document("b.txt", 4, seed=3))
+        writer.delete_document("a.txt")
+        assert all(hit.id.startswith("b.txt") for hit in reader.vector_search(vector, 10))
+        assert reader.vectors.keys() == graph_keys(reader)
+
+
+def test_onnxruntime_imported_after_the_index_library_does_not_crash() -> None:
+    """PyMuPDF's layout reader imports onnxruntime when it first reads a PDF, after the store
+    loaded usearch (2.26 crashed there)."""
+    code = "import kgp.stores.vectors, onnxruntime; print('ok')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-500:]
