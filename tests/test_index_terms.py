@@ -13,6 +13,7 @@ import kgp
 import pytest
 from kgp.ingest.embedding import Encoder
 from kgp.stores.falkor import FalkorStore
+from kgp.stores.maintenance import SCHEMA_VERSION
 from kgp.stores.tracer import TraceLog
 from kgp.text import index_terms, stems
 
@@ -111,7 +112,7 @@ def test_a_graph_whose_index_held_the_texts_gets_terms_when_it_opens(
     ) as kg:
         store = kg.store
         assert isinstance(store, FalkorStore)
-        assert store.run("graph_schema")[0]["schema"] == 6
+        assert store.run("graph_schema")[0]["schema"] == SCHEMA_VERSION
         assert ("drop_passage_vector" in log.names()) is not parked
         assert store.dump() == clean
         indexed, _ = store._indexes()

@@ -96,10 +96,10 @@ class PassageVectors:
             if index is None and dimension is not None:
                 index = _new(dimension)
             self._index = index
-            self._next = 0
+            # (read first: what is written meanwhile, the next catch-up adds)
+            mark = self._next = self._graph_next()
             if index is None:
                 return
-            mark = self._graph_next()  # (first: what is written meanwhile, a catch-up adds)
             graph = set(self._graph_keys())
             held = self.keys()
             gone = held - graph
