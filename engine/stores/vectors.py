@@ -28,6 +28,7 @@ CONNECTIVITY = 32  # HNSW links per entry
 EXPANSION_ADD = 128  # candidates kept while an entry is linked in
 EXPANSION_SEARCH = 256  # candidates kept per search (at least the depth asked)
 EXACT_BELOW = 20_000  # up to this many entries a search compares every vector: as fast, exact
+FIRST_KEY = 1  # (vector_mark.cypher's too: FalkorDB 4.16's range index, loaded, missed 0)
 READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
 
 
@@ -65,7 +66,7 @@ class PassageVectors:
     def __init__(self, run: Run, path: Path | None) -> None:
         self._run, self.path = run, path
         self._index: Index | None = None
-        self._next = 0  # the graph's counter the index has caught up to
+        self._next = FIRST_KEY  # the graph's counter the index has caught up to
         self._changed = False  # since it was loaded or saved
         self._lock = _Shared()
 
@@ -162,7 +163,7 @@ class PassageVectors:
 
     def clear(self) -> None:
         with self._lock.changing():
-            self._index, self._next = None, 0
+            self._index, self._next = None, FIRST_KEY
         if self.path is not None:
             self.path.unlink(missing_ok=True)
 
@@ -215,8 +216,8 @@ class PassageVectors:
     # -- the graph's side -------------------------------------------------------------------
 
     def _graph_next(self) -> int:
-        rows = self._run("vector_mark")
-        return int(rows[0]["next"] or 0) if rows else 0
+        rows = self._run("vector_mark")  # (none before the graph's first write)
+        return int(rows[0]["next"]) if rows else FIRST_KEY
 
     def _graph_keys(self) -> list[int]:
         rows = self._run("vector_keys")
