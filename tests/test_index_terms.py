@@ -56,6 +56,7 @@ def test_a_word_matches_every_form_of_it_and_the_index_holds_terms(
         indexed, _ = store._indexes()
         assert ("Passage", "terms", "FULLTEXT") in indexed
         assert ("Passage", "text", "FULLTEXT") not in indexed
+        assert ("Passage", "embedding", "VECTOR") not in indexed
         served = "stations.md#passage=9"  # "Cedar Hollow station serves the northern farms."
         for question in ("Which station serves farms?", "stations serving the farm", "SERVED"):
             assert served in [h.id for h in store.fulltext_search(question, 5)], question
@@ -69,24 +70,16 @@ def test_a_word_matches_every_form_of_it_and_the_index_holds_terms(
 
 
 @pytest.mark.parametrize(
-    ("layout", "parked"),
-    [
-        ("texts indexed", False),
-        ("stopped before the terms", False),
-        ("before the index", False),
-        ("texts indexed", True),
-    ],
+    "layout", ["texts indexed", "stopped before the terms", "before the index"]
 )
 def test_a_graph_whose_index_held_the_texts_gets_terms_when_it_opens(
-    tmp_path: Path, encoder: Encoder, layout: str, parked: bool
+    tmp_path: Path, encoder: Encoder, layout: str
 ) -> None:
     """Schema 5's layout (no terms, the index of the texts), or what a migration stopped on the
     way leaves (no full-text index, with or without the terms), is made from a graph of today's,
     so the migrated graph must equal it node for node: every passage's terms, the index of terms
-    alone, the same full-text answers, and a vector index without an orphan (every passage was
-    written, with the vector index set aside meanwhile). A graph whose last close set its vector
-    index aside (``parked``, the default) is opened without building one for the migration to
-    drop (the drop waited for a batch of that build): the migration builds it, once."""
+    alone, the same full-text answers; and (schema 7) FalkorDB's vector index of those schemas
+    gone, every passage in the index beside the graph."""
     docs = tmp_path / "docs"
     shutil.copytree(EXAMPLES, docs)
     questions = ("Which station recorded the most rain?", "sandbags flood plain", "pump hours")
@@ -102,10 +95,13 @@ def test_a_graph_whose_index_held_the_texts_gets_terms_when_it_opens(
         if layout == "texts indexed":
             old = "CREATE FULLTEXT INDEX FOR (p:Passage) ON (p.text)"
             kg.store._execute(old, {}, write=True)
+        old = (  # (an older kgp's vector index)
+            "CREATE VECTOR INDEX FOR (p:Passage) ON (p.embedding) "
+            "OPTIONS {dimension: $d, similarityFunction: 'cosine'}"
+        )
+        kg.store._execute(old, {"d": encoder.dimension}, write=True)
         kg.store.run("set_graph_schema", {"schema": 5}, write=True)
         assert kg.store.dump() != clean
-        if parked:  # (a sync's close sets the vector index aside: as one of schema 5 did)
-            kg.store.park = True
     log = TraceLog()
     with kgp.open(
         data_dir=tmp_path / "kb", loaded_encoder=encoder, groups="*", fast_reopen=False, tracer=log
@@ -113,13 +109,13 @@ def test_a_graph_whose_index_held_the_texts_gets_terms_when_it_opens(
         store = kg.store
         assert isinstance(store, FalkorStore)
         assert store.run("graph_schema")[0]["schema"] == SCHEMA_VERSION
-        assert ("drop_passage_vector" in log.names()) is not parked
+        assert "drop_passage_vector" in log.names()
         assert store.dump() == clean
         indexed, _ = store._indexes()
         assert ("Passage", "terms", "FULLTEXT") in indexed
         assert ("Passage", "text", "FULLTEXT") not in indexed
+        assert ("Passage", "embedding", "VECTOR") not in indexed
         assert [store.fulltext_search(q, 10) for q in questions] == answers
-        store.await_vector_index()
         live, orphans = store.vector_index_entries()
         assert (live, orphans) == (store.count_passages(), 0)
         kg.sync(docs)  # a sync after it writes nothing

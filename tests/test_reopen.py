@@ -5,9 +5,7 @@ without it and builds it in the background. Meanwhile searches are exact and wri
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,16 +14,13 @@ import kgp
 import numpy as np
 import pytest
 from kgp import cypher
-from kgp.access import ADMIN_CALLER, Caller
-from kgp.errors import StoreError
+from kgp.access import ADMIN_CALLER
 from kgp.settings import load_settings
 from kgp.stores import FalkorStore, store_from_settings
 from kgp.stores.falkor_indexes import WRITE_INDEXES
 from kgp.stores.falkor_server import EmbeddedServer
-from kgp.stores.model import DocumentGraph, passage_id
+from kgp.stores.model import DocumentGraph
 from kgp.stores.processes import pid_alive
-from kgp.stores.search import StoreSearch
-from kgp.stores.tracer import TraceLog
 
 from tests.bench.scale_bench import StandInEncoder
 from tests.graphs import DIM, make_document
@@ -82,29 +77,6 @@ def test_the_snapshot_a_start_loads_has_no_vector_index(data_dir: Path) -> None:
         assert store.server.log.compact(min_bytes=0, growth=0.0)
         assert not store.server.log.mark_file.exists()
     assert "VECTOR" not in snapshot_indexes(data_dir)["Passage"]  # taken out again at close
-
-
-def test_a_start_builds_a_missing_vector_index_while_another_index_is_built(
-    data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A log replayed at a start can leave one of Passage's other indexes being built and no
-    vector index (a stop that set the indexes aside after the start's own builds: seen at 795k
-    passages, 60 s of full-text build). The open built no vector index then, and every search
-    of that session was exact (seconds each at that size)."""
-    vectors = written(data_dir)
-    connect = FalkorStore._connect
-
-    def connect_while_building(store: FalkorStore, vectors: bool = True) -> None:
-        connect(store, vectors)
-        store._vectors_ready = False  # what another index of Passage being built gives
-
-    monkeypatch.setattr(FalkorStore, "_connect", connect_while_building)
-    with FalkorStore(data_dir=data_dir, park=True) as store:
-        assert store.vector_dimension() == DIM
-        store.await_vector_index()
-        with store.reading_as(ADMIN_CALLER):
-            assert store.index_health().state == "complete"
-            assert search(store, vectors[:1])[0]
 
 
 def test_the_settings_choose_whether_the_index_is_set_aside(data_dir: Path) -> None:
@@ -172,138 +144,6 @@ def test_the_indexes_only_writes_use_are_set_aside_and_built_again(data_dir: Pat
         store.write_document(make_document("again.txt", 4, seed=8, tables=0))
     loaded = snapshot_indexes(data_dir)
     assert not write_indexes_in(loaded), loaded
-
-
-def test_searches_while_the_index_is_built_are_exact_and_filtered(
-    data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    vectors = written(data_dir)
-    log = TraceLog()
-    with FalkorStore(data_dir=data_dir, tracer=log, park=True) as store:
-        store.await_vector_index()
-        options = [
-            {},
-            {"exclude_docs": ["d0.txt", "d1.txt", "d2.txt"]},
-            {"exclude_ids": [["d0.txt#passage=3"], [], ["d2.txt#passage=4"]], "floor": 0.2},
-        ]
-        indexed = [search(store, vectors, **o) for o in options]
-        with store.reading_as(Caller(("nobody",))):
-            indexed_hidden = search(store, vectors)
-        assert "knn_exact" not in log.names()
-        store._vectors_ready = False  # as just after a start, the index being built
-        monkeypatch.setattr(
-            store, "_building", lambda: {"Passage": "[Indexing] 0/30: UNDER CONSTRUCTION"}
-        )
-        exact = [search(store, vectors, **o) for o in options]
-        with store.reading_as(Caller(("nobody",))):
-            exact_hidden = search(store, vectors)
-        assert "knn_exact" in log.names()
-        assert exact == indexed and exact_hidden == indexed_hidden == [[], [], []]
-        assert all(len(hits) >= 5 for hits in exact[0])
-        monkeypatch.undo()
-        assert search(store, vectors) == indexed[0]
-        assert store._vectors_ready  # it saw the index complete and went back to it
-
-
-def test_a_killed_servers_index_build_is_replayed_without_holding_the_open(
-    data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A server killed after its start built the vector index leaves that build in its log: the
-    next start replays it, and FalkorDB builds the label's indexes again as a new version while
-    the version before (without the vector index) answers. The open waits for the others, not for
-    that build (30 minutes at a million passages; a small graph's is over at once, so its status
-    is shown as a large graph's): searches are exact until it ends, and answer as before it."""
-    vectors = written(data_dir)
-    store = FalkorStore(data_dir=data_dir, park=True).open()
-    store.await_vector_index()
-    expected = search(store, vectors)
-    pid = store.server.server_pid()
-    assert pid is not None
-    os.kill(pid, signal.SIGKILL)
-    store.server._reap_if_child()
-    store.close()
-    logs = (data_dir / "falkordb" / "appendonlydir").glob("*.incr.aof")
-    assert any("CREATE VECTOR INDEX" in log.read_text(errors="replace") for log in logs)
-
-    building = [True]
-    real_rows = FalkorStore._index_rows
-
-    def rows(self: FalkorStore) -> list[list[Any]]:
-        found = list(real_rows(self))
-        if building[0]:
-            status = "[Indexing] 3/72: UNDER CONSTRUCTION"
-            found += [
-                [label, {**dict(types), "embedding": ["VECTOR"]}, status]
-                for label, types, _ in found
-                if label == "Passage"
-            ]
-        return found
-
-    monkeypatch.setattr(FalkorStore, "_index_rows", rows)
-    with FalkorStore(data_dir=data_dir, park=True) as again:
-        assert not again._vectors_ready  # open, the build going on
-        log = TraceLog()
-        again.tracer = log
-        assert search(again, vectors) == expected
-        assert "knn_exact" in log.names()
-        building[0] = False
-        assert search(again, vectors) == expected
-        assert again._vectors_ready and "knn_candidates_all" in log.names()
-
-
-def test_a_store_that_is_not_the_last_user_leaves_the_index(data_dir: Path) -> None:
-    vectors = written(data_dir)
-    first = FalkorStore(data_dir=data_dir, park=True).open()
-    second = FalkorStore(data_dir=data_dir, park=True).open()
-    try:
-        second.await_vector_index()
-        expected = search(second, vectors)
-        first.close()
-        assert second.vector_dimension() == DIM
-        log = TraceLog()
-        second.tracer = log
-        assert search(second, vectors) == expected
-        assert "knn_candidates_all" in log.names()  # (the admin: no document read)
-    finally:
-        second.close()
-        first.close()
-
-
-def test_a_sync_after_a_start_waits_for_the_index(data_dir: Path) -> None:
-    written(data_dir)
-    with FalkorStore(data_dir=data_dir, park=True) as store:
-        assert not store._vectors_ready or store.vector_dimension() == DIM
-        store.await_vector_index()
-        statuses = store.run("index_status")
-        assert all("OPERATIONAL" in str(r["status"]) for r in statuses)
-        assert store._vectors_ready
-        near = store.vector_search(np.full(DIM, 0.1).tolist(), 3)
-        assert len(near) == 3
-
-
-def test_a_refused_vector_query_is_answered_exactly(
-    data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """FalkorDB refuses queryNodes while a label has no complete vector index (a start's
-    build, seen in the server with 50,000 passages): the search is made exactly instead."""
-    vectors = written(data_dir)
-    with FalkorStore(data_dir=data_dir, park=True) as store:
-        store.await_vector_index()
-        indexed = search(store, vectors)
-        original = StoreSearch._knn_candidates
-
-        def refused(self: Any, rows: Any) -> Any:
-            monkeypatch.setattr(StoreSearch, "_knn_candidates", original)  # once
-            raise StoreError(
-                "FalkorDB rejected a query: Invalid arguments for procedure "
-                "'db.idx.vector.queryNodes'"
-            )
-
-        monkeypatch.setattr(StoreSearch, "_knn_candidates", refused)
-        log = TraceLog()
-        store.tracer = log
-        assert search(store, vectors) == indexed
-        assert log.names().count("knn_exact") == len(vectors)
 
 
 def test_a_failure_while_setting_the_index_aside_still_stops_the_server(
@@ -390,37 +230,3 @@ def wide_document(doc_id: str, passages: int, seed: int, dimension: int = 384) -
         replace(p, embedding=tuple(rng.standard_normal(dimension).tolist())) for p in graph.passages
     )
     return replace(graph, passages=wide)
-
-
-@pytest.mark.slow
-def test_a_write_that_searches_nothing_goes_on_while_the_vector_index_is_built(
-    data_dir: Path,
-) -> None:
-    """FalkorDB builds the HNSW index after a start in batches and takes writes between them, so
-    a write that links by a matrix of every passage (a saved one restored) need not wait for the
-    whole build (at a million passages 40 minutes, which such a first add waited for). The start
-    built the write indexes first (made during the build, they waited for it all), the
-    preparation seals them into the snapshot, the write goes in while the build goes on, and
-    the index built holds every passage, each added one found by its own vector."""
-    with FalkorStore(data_dir=data_dir, park=True) as store:
-        store.ensure_schema(384)
-        store.write_documents([wide_document(f"d{i}.txt", 500, seed=i) for i in range(8)])
-    with FalkorStore(data_dir=data_dir, park=True, vector_m=64) as store:  # (a slower build)
-        assert store.server.log.start_built()
-        store.prepare_writes(vectors=False)
-        with store.reading_as(ADMIN_CALLER):
-            assert store.index_health(sample=0).state == "building"
-        indexed, _ = store._indexes()
-        assert all((label, prop, "RANGE") in indexed for label, prop, _, _ in WRITE_INDEXES)
-        assert b"INDEX" not in log_writes(data_dir)  # sealed: a replay uses them at once
-        late = wide_document("late.txt", 20, seed=99)
-        store.write_document(late)
-        store.await_vector_index()
-        with store.reading_as(ADMIN_CALLER):
-            assert store.index_health(sample=0).state == "complete"
-            assert store.vector_index_entries()[0] == 8 * 500 + 20
-            found = search(store, [list(p.embedding) for p in late.passages])
-        ids = [passage_id("late.txt", p.ordinal) for p in late.passages]
-        assert [hits[0][0] for hits in found] == ids
-    with FalkorStore(data_dir=data_dir, park=True) as store:
-        assert store.fetch_nodes(["late.txt"])
