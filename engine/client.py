@@ -86,12 +86,7 @@ class KnowledgeGraph(GraphWriting, Closing):
             )
 
     def close(self) -> None:
-        self._closing.set()  # (a read of every vector in the background ends quietly)
-        with self._lending:  # no sync of this client starts before the server is stopped
-            if self._kept is not None and not self._lent and self.settings.save_vectors:
-                from kgp.ingest.whole_file import save_at_stop
-
-                save_at_stop(self.store, self._kept.memory)  # (if it stops the server)
+        with self._syncing:  # no sync of this client starts before the server is stopped
             self.store.close()
 
     def retriever(

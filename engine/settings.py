@@ -67,17 +67,6 @@ class Settings(BaseSettings):
     store: StoreKind = StoreKind.EMBEDDED
     data_dir: Path = Field(default_factory=default_data_dir)
     graph: str = "kgp"
-    # the last process to close the embedded store sets its vector index and the indexes only
-    # writes use aside, so the next start loads without building them (FalkorStore's park);
-    # KGP_FAST_REOPEN=0 keeps them
-    fast_reopen: bool = True
-    # the embedded store's vector index: candidates each search keeps (HNSW's efRuntime); unset,
-    # by the graph's size (256 to 50,000 passages, kgp.stores.health.ef_for); each start builds
-    # the index with it, and kgp maintain rebuilds an index built with fewer
-    vector_ef: int | None = Field(default=None, ge=10, le=65_536)
-    # and its M, the links HNSW keeps per entry; unset, kgp.stores.health.VECTOR_M (32, where
-    # FalkorDB's default is 16: recall@10 at 795k passages 0.954 against 0.898, docs/benchmarks.md)
-    vector_m: int | None = Field(default=None, ge=4, le=128)
     # how long an open waits for the embedded server to load a large graph (seconds; it reports
     # how far it is every 15 s); past it the open fails in one line and the load goes on
     load_timeout: float = Field(default=3600.0, gt=0)
@@ -113,15 +102,6 @@ class Settings(BaseSettings):
     keywords_per_passage: int = Field(default=5, ge=0, le=100)
     keyword_max_df: int = Field(default=50, ge=1)
     knn_k: int = Field(default=5, ge=0, le=100)
-    # kgp serve and kgp sync --watch read every passage's vector at their start, in the
-    # background, so that what they add is linked by the whole matrix (about 1.5 KB a passage
-    # in their memory; KnowledgeGraph.hold_vectors); KGP_HOLD_VECTORS=0 links by the index
-    hold_vectors: bool = True
-    # a process holding every passage's vector (a first sync, kgp serve, kgp sync --watch)
-    # saves it beside the graph when it stops the server (1.5 KB a passage on disk), and the
-    # next process restores it for its adds while the graph is still the one saved
-    # (kgp.ingest.whole_file); KGP_SAVE_VECTORS=0 neither saves nor restores
-    save_vectors: bool = True
     embed_batch: int = Field(default=64, ge=1, le=4096)
     max_file_mb: float = Field(default=20.0, gt=0)
     # a sync that would remove every document, or more than this share of 10 or more, is

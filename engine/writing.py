@@ -1,18 +1,13 @@
 """The writing side of :class:`~kgp.client.KnowledgeGraph`: sync, watch, add and remove.
 
-Each write runs alone (questions in flight finish first, and caches are forgotten after it). A
-client keeps one k-NN linker across its syncs, which run one at a time, so that a long-lived
-process (``kgp serve``, ``kgp sync --watch``) links each added document by the whole matrix of
-vectors once it holds one, for as long as every write the graph takes is this client's own
-(:mod:`kgp.ingest.memory`): the store tells another process's writes (another store object's:
-one client per store), and the client its own syncers' (:meth:`GraphWriting.syncer`)."""
+Each write runs alone (questions in flight finish first, and caches are forgotten after it), and
+a client's syncs run one at a time."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
-from functools import partial
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +25,6 @@ from kgp.settings import Settings
 from kgp.stores import GraphStore
 
 if TYPE_CHECKING:
-    from kgp.ingest.edges import SimilarityLinker
     from kgp.ingest.embedding import Encoder
     from kgp.ingest.report import Progress, SyncReport
     from kgp.ingest.sources import Candidate
@@ -58,26 +52,15 @@ class GraphWriting:
         def _check_writer(self, what: str) -> None: ...
 
     def _init_writing(self) -> None:
-        # one sync of this client at a time, with the linker it keeps across its syncs
-        self._lending = threading.RLock()
-        self._kept: SimilarityLinker | None = None
-        self._lent = False  # whether a sync has it now
-        self._foreign_writes = 0  # writes of syncers of their own (syncer())
-        self._writes = 0  # writes of this client's syncs (each under _writing)
-        self._closing = threading.Event()  # set by close()
+        self._syncing = threading.RLock()  # one sync of this client at a time
 
     def syncer(self, on_progress: Callable[[Progress], None] | None = None) -> Syncer:
-        """A syncer of its own (its own k-NN linker), for as long as the caller keeps it: each
-        of its writes goes through this client's store, which cannot tell them from the kept
-        linker's, so each one also ends what that linker kept."""
-        return self._new_syncer(on_progress, self.settings, None, guard=self._foreign_writing)
+        """A syncer of its own, for as long as the caller keeps it; its writes go through this
+        client (each alone, as a sync's)."""
+        return self._new_syncer(on_progress, self.settings)
 
     def _new_syncer(
-        self,
-        on_progress: Callable[[Progress], None] | None,
-        settings: Settings,
-        linker: SimilarityLinker | None,
-        guard: Callable[[], AbstractContextManager[object]] | None = None,
+        self, on_progress: Callable[[Progress], None] | None, settings: Settings
     ) -> Syncer:
         from kgp.ingest.sync import Syncer
 
@@ -87,132 +70,20 @@ class GraphWriting:
             settings=settings,
             encoder=self.encoder,
             on_progress=on_progress,
-            guard=guard or self._writing,
-            linker=linker,
+            guard=self._writing,
         )
 
-    def _kept_era(self) -> Hashable | None:
-        """The kept linker's era: the store's (no other process wrote) and this client's
-        syncers of their own (none wrote)."""
-        era = self.store.writes_era()
-        return None if era is None else (era, self._foreign_writes)
-
     @contextmanager
-    def _foreign_writing(self) -> Iterator[None]:
-        with self._writing():
-            self._foreign_writes += 1  # (before the write: the kept linker may look during it)
-            yield
-
-    @contextmanager
-    def _lent_syncer(
+    def _one_syncer(
         self,
         on_progress: Callable[[Progress], None] | None = None,
         settings: Settings | None = None,
     ) -> Iterator[Syncer]:
-        """A syncer with the linker this client keeps across its syncs: one sync of the
-        client at a time (a second waits for the first); the linker is kept after a sync that
-        ended well (a failed one may have written what it did not note)."""
+        """A syncer for one sync of this client: a second sync waits for the first (one within
+        a sync of the same thread, from a callback, goes on)."""
         self._check_writer("a sync")  # (before the lock)
-        settings = settings or self.settings
-        with self._lending:
-            if self._lent:  # a sync within one of this thread's (from a callback): as syncer()'s
-                yield self._new_syncer(on_progress, settings, None, guard=self._foreign_writing)
-                return
-            syncer = self._new_syncer(on_progress, settings, self._kept_linker())
-            self._lent = True
-            try:
-                yield syncer
-            except RemovalRefusedError:
-                raise  # refused before anything was written
-            except BaseException:
-                self._kept = None
-                raise
-            else:
-                self._kept = syncer.linker  # (a restart's new one, after a crash)
-            finally:
-                self._lent = False
-
-    def _kept_linker(self) -> SimilarityLinker:
-        from kgp.ingest.edges import SimilarityLinker
-        from kgp.ingest.whole_file import saved
-
-        if self._kept is None:
-            self._kept = SimilarityLinker(self.store, k=self.settings.knn_k)
-            self._kept.memory.era = self._kept_era
-            if self.settings.save_vectors:  # (kgp.ingest.whole_file)
-                k, alone = self.settings.knn_k, self._rw.reading
-                self._kept.memory.saved = partial(saved, self.store, k, alone)
-        return self._kept
-
-    def hold_vectors(self, tries: int = 3) -> bool:
-        """Read every passage's vector into the k-NN linker this client keeps, so that what it
-        adds later is linked by their whole matrix, as by a client that synced the graph from
-        empty: for a long-lived process started on a graph it did not write (``kgp serve`` and
-        ``kgp sync --watch`` start this in the background; ``KGP_HOLD_VECTORS=false`` turns it
-        off). About 1.5 KB a passage, read at about 0.1 ms a passage beside questions and syncs
-        (which go by the vector index meanwhile); what was read is kept only if the graph took
-        no write since the read began, this client's own included (read again, up to ``tries``
-        times). True when the matrix is held; False where the store cannot tell another
-        process's writes (Neo4j), a NEEDS_KNN flag waits (a removal's refill), the graph is past
-        the matrix's limit, or writes kept coming (a sync that writes nothing, as a watch's every
-        few seconds, does not count)."""
-        from kgp.access import ADMIN_CALLER
-        from kgp.ingest.memory import read_whole
-
-        for _ in range(tries):
-            with self._lending:  # (after a sync in flight)
-                if self._lent:
-                    return False  # (called within one of this thread's syncs)
-                kept = self._kept_linker()
-                if kept.memory.holds_whole():
-                    return True
-                kept.memory.release()  # (what it held, if anything, is stale: freed first)
-                began = self._writes_now()
-                with self.store.reading_as(ADMIN_CALLER):
-                    if began[0] is None or self.store.knn_flags():
-                        return False
-                    if self.store.count_passages() > kept.memory.whole.limit:
-                        return False  # (known without reading up to the limit)
-                    if kept.memory.restore_saved():
-                        return True  # (what the last holder saved: still the graph's)
-            with self.store.reading_as(ADMIN_CALLER):
-                whole, links = read_whole(self.store, kept.k)
-            with self._lending:
-                if not whole.known:
-                    return False  # past the limit
-                if self._kept is kept and self._writes_now() == began:
-                    kept.memory.adopt(whole, links, began[0])
-                    return True
-        return False
-
-    def _writes_now(self) -> tuple[Hashable | None, int]:
-        """The kept linker's era and this client's count of writes, read while none is in
-        flight (a write of many queries counts at its start, when it is not yet whole)."""
-        with self._rw.reading():
-            return self._kept_era(), self._writes
-
-    def held_vectors(self) -> int | None:
-        """How many passages' vectors this client holds as the graph's whole matrix (None:
-        none held, or another process wrote since)."""
-        with self._lending:  # (after a sync in flight)
-            kept = self._kept
-            return kept.memory.whole.count if kept and kept.memory.holds_whole() else None
-
-    def writes_mark(self) -> Hashable | None:
-        """A mark that changes with every write the graph takes, this client's or another
-        process's; None where the store cannot tell another process's (Neo4j)."""
-        era, writes = self._writes_now()
-        return None if era is None else (era, writes)
-
-    def holding_vectors(self, say: Callable[[str], None]) -> threading.Thread | None:
-        """:meth:`hold_vectors` in a daemon thread for as long as this client is open, unless the
-        settings say not to: read again each time it stops holding them, saying in one line what
-        it holds when that changes (``kgp serve``, ``kgp sync --watch``; :mod:`kgp.holding`)."""
-        if not self.settings.hold_vectors:
-            return None
-        from kgp.holding import keep_holding
-
-        return keep_holding(self, say, self._closing)
+        with self._syncing:
+            yield self._new_syncer(on_progress, settings or self.settings)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -220,7 +91,6 @@ class GraphWriting:
         caches are forgotten before they resume, so each sees a document whole, before or after
         (parsing and embedding run outside, while questions go on)."""
         with self._rw.writing():
-            self._writes += 1
             try:
                 yield
             finally:
@@ -239,7 +109,7 @@ class GraphWriting:
         raises :class:`~kgp.errors.RemovalRefusedError` and changes nothing, unless
         ``allow_removal``."""
         try:
-            with self._lent_syncer(on_progress) as syncer:
+            with self._one_syncer(on_progress) as syncer:
                 report = syncer.sync_folder(Path(folder), allow_removal=allow_removal)
         except RemovalRefusedError:
             raise  # refused before anything was written
@@ -327,7 +197,7 @@ class GraphWriting:
         from kgp.ingest.sources import corpus_settings
 
         try:
-            with self._lent_syncer(settings=corpus_settings(self.settings)) as syncer:
+            with self._one_syncer(settings=corpus_settings(self.settings)) as syncer:
                 return syncer.sync_corpus(Path(path), prefix=prefix, allow_removal=allow_removal)
         finally:
             self._changed()
@@ -351,7 +221,7 @@ class GraphWriting:
         if not file.is_file():
             raise DocumentError(f"{file}: no such file")
         report = SyncReport()
-        with self._lent_syncer() as syncer:
+        with self._one_syncer() as syncer:
             found = syncer.candidates([file], base, report, groups=groups)
             if found:
                 return self._sync_found(syncer, found, report)
@@ -377,7 +247,7 @@ class GraphWriting:
         from kgp.ingest.report import SyncReport
 
         report = SyncReport()
-        with self._lent_syncer() as syncer:
+        with self._one_syncer() as syncer:
             found = syncer.candidates(
                 [Path(p) for p in paths], Path(root), report, groups=groups, id_prefix=id_prefix
             )
@@ -399,7 +269,7 @@ class GraphWriting:
 
         chosen = check_groups(list(groups), "groups")
         try:
-            with self._lent_syncer() as syncer:
+            with self._one_syncer() as syncer:
                 return syncer.regroup(doc_id, chosen)
         finally:
             self._changed()
@@ -407,7 +277,7 @@ class GraphWriting:
     def remove(self, doc_id: str) -> bool:
         """Remove one document (by id, the path relative to the synced root)."""
         try:
-            with self._lent_syncer() as syncer:
+            with self._one_syncer() as syncer:
                 return syncer.remove(doc_id)
         finally:
             self._changed()

@@ -7,17 +7,13 @@ to six decimals, so the same pair gets the same score however it was found. A gr
 incrementally therefore equals a clean sync of the same files. Kept exact under changes:
 
 - a new passage x links to its k nearest among the stored graph (the vector index, asked deep
-  enough: as exact as its answer, which at 100k passages missed a neighbour of 2% of them) and
+  enough: as exact as its answer, which is exact up to 20,000 passages, kgp.stores.vectors) and
   the other new passages (compared directly);
 - an older passage p gains x when ``score(p, x)`` beats p's weakest edge. Candidates: the passages
   the index returned for x, which include every passage more similar to x than a floor, and the
   passages whose weakest edge scores at most that floor (a relationship index on
   ``SIMILAR.score``). The floor trades one set for the other: it is set by a budget of weak
   edges, which the linker tunes as a sync goes (the best budget grows with the graph);
-- in a process that wrote every passage the graph holds (a sync begun on an empty graph), or
-  read them all once linking by the index cost as much (a long sync resumed), both sets come
-  from one float32 product of the new passages with every stored vector instead
-  (:mod:`kgp.ingest.whole`): no index, no floor, and exact where the index may miss;
 - a passage that loses a neighbour to a deleted document is flagged (NEEDS_KNN) by the deleting
   query itself and recomputed at the end of the sync.
 
@@ -42,7 +38,7 @@ from kgp.ingest.scores import Ranked, best_of, contenders, exact_scores, merge, 
 from kgp.ranking import top
 from kgp.stores.base import GraphStore
 from kgp.stores.model import SimilarEdge, passage_document
-from kgp.stores.search import TIE, first_depth
+from kgp.stores.search import TIE
 
 METHOD = "knn"
 EPS = TIE  # the index's float32 similarity is within this of the exact score
@@ -52,8 +48,9 @@ WEAK_PER_PASSAGE = 16  # the floor's first budget: weak edges per new passage (4
 BUDGET_RANGE = (2.0, 4096.0)  # weak edges per new passage, least and most
 LEAST_BUDGET = 256  # weak edges, at least (in a small graph: every edge)
 TUNE_PASSAGES = 512  # a smaller group's timings are too short to tune the budget by
-ADD_DEPTH = 256  # an added document's first search, past the orphans (at 1M: 50 above the floor
-# in the median, 11 of 50 past 256; 256 deep 9.9 ms a vector, 2,048 deep 19.9 ms)
+DEEP_START = 256  # the first depth of a search past the k nearest (an HNSW search looks at as
+# many anyway; an added document's only search: at 1M, 50 passages above the floor in the
+# median, 11 of 50 past 256)
 
 
 @dataclass
@@ -66,7 +63,6 @@ class Group:
     weak: list[str] = field(default_factory=list)  # passages weakly linked, below the floor
     deep_s: float = 0.0  # seconds searching past the first depth, for the passages above the floor
     weak_s: float = 0.0  # seconds choosing the floor and listing the weak passages
-    whole: bool = False  # linked by products with every stored vector, not by the index
     edges: list[list[SimilarEdge]] = field(default_factory=list)  # per document, as written
 
     @property
@@ -127,13 +123,8 @@ class SimilarityLinker:
         # documents the graph holds an older version of (asked now: another may have written)
         nodes = self.store.fetch_nodes(group.doc_ids) if self.k else {}
         replaced = {key for key, node in nodes.items() if node["label"] == "Document"}
-        if self.memory.by_whole() and ids:
-            group.whole = True
-            group.candidates, group.weak = self.memory.whole.scan(group.matrix(0), replaced)
-        elif ids and self.store.vector_index_bound() > 0:
-            began = time.perf_counter()
+        if ids and self.store.vector_index_bound() > 0:
             hits = self._stored_candidates(group, owners, replaced)
-            self.memory.index_s += time.perf_counter() - began
             group.candidates = [dict(row) for row in hits]
             group.weak = [pid for pid in group.weak if passage_document(pid) not in replaced]
         else:
@@ -178,7 +169,7 @@ class SimilarityLinker:
         # past k passages besides the group's, one not weak has k neighbours above floor + EPS:
         # no more similar than the floor to every new one, it gains none and is not read
         least = -np.inf
-        if group.floor < 1.0 and not group.whole:
+        if group.floor < 1.0:
             with self.store.reading_as(ADMIN_CALLER):
                 if self.store.count_passages() - len(new_ids) > self.k:
                     least = group.floor
@@ -238,8 +229,6 @@ class SimilarityLinker:
             self.memory.note_edges(pids, edges)  # (a recovered group's: by another run)
         self.memory.note_rows(rows_out)
         complete_s = time.perf_counter() - started
-        if not group.whole:
-            self.memory.index_s += complete_s
         self.tune(group, complete_s, len(near))
         return len(rows_out)
 
@@ -253,7 +242,7 @@ class SimilarityLinker:
         their share of completing the group), and moves by the square root of their ratio, at
         most twofold, towards where they are equal (as fast as the best fixed budget tried:
         docs/benchmarks.md, Scale)."""
-        if len(group.ids) < TUNE_PASSAGES or group.whole:
+        if len(group.ids) < TUNE_PASSAGES:
             return
         looked = len(group.weak) + near
         weak_s = group.weak_s + complete_s * len(group.weak) / max(looked, 1)
@@ -356,11 +345,8 @@ class SimilarityLinker:
         vectors = group.matrix(0).tolist()
         # an added document (too small to tune by) is searched once for all above the floor
         # (one whose k nearest lie below it is asked again without it); a larger group first for
-        # the k nearest, then as deep as the index looks anyway (its efRuntime)
-        breadth = max(4 * first_depth(self.k), self.store.search_breadth())
+        # the k nearest, then deeper
         once = len(vectors) < TUNE_PASSAGES and group.floor < 1.0
-        if once:
-            breadth = min(breadth, ADD_DEPTH + self.store.orphaned_vectors())
         search = partial(self.store.nearest, want=self.k, skip_docs=replaced, depth_cap=self.depth)
         hits: list[Ranked] = [[] for _ in vectors]
         if not once:
@@ -372,7 +358,7 @@ class SimilarityLinker:
             [vectors[i] for i in deeper],
             floor=group.floor,
             exclude_docs=[owners[i] for i in deeper],
-            start=breadth if deeper else None,
+            start=DEEP_START if deeper else None,
             above=[group.floor] * len(deeper),
         )
         group.deep_s = time.perf_counter() - began

@@ -56,7 +56,6 @@ class Syncer:
         self.guard = guard
         self.settings = settings
         self.encoder = encoder
-        # a client's own, kept across its syncs (what it holds of the graph: Memory.begin)
         self.linker = linker or SimilarityLinker(store, k=settings.knn_k)
         self.reader = Reader(store=store, settings=settings, encoder=encoder, guard=guard)
         self.on_progress = on_progress
@@ -145,9 +144,7 @@ class Syncer:
                 # the server crashed (or was stuck) and was started again from its log: every
                 # document written is whole or absent, as after a killed sync, which the next
                 # sync repairs: this one goes again, once, with what it kept of the graph dropped
-                memory = self.linker.memory  # (a client's kept linker: its era and saved matrix)
                 self.linker = SimilarityLinker(self.store, k=self.settings.knn_k)
-                self.linker.memory.era, self.linker.memory.saved = memory.era, memory.saved
                 done = len(report.added) + len(report.changed) + len(report.regrouped)
                 report.unchanged, seen = 0, list(report.skipped)
                 report.skipped.clear()
@@ -165,14 +162,8 @@ class Syncer:
         allow_removal: bool,
         source: Path | None,
     ) -> None:
-        memory = self.linker.memory
-        memory.begin()  # what it kept of an earlier sync holds while no one wrote
-        # after a start the store may still be building indexes; by a matrix of every passage
-        # (kept, restored or read now) the linker never searches, so it need not wait for the
-        # vector index (read for it only where a process may hold every vector)
-        if self.settings.hold_vectors:
-            memory.read_during_build()
-        self.store.prepare_writes(vectors=not memory.holds_whole())
+        self.linker.memory.begin()
+        self.store.prepare_writes()
         if not self.store.schema_ready:  # once per process: later syncs need no write here
             with self.guard():
                 self._ensure_schema()
@@ -259,21 +250,14 @@ class Syncer:
         )
 
     def _finish(self, report: SyncReport) -> None:
-        """Recompute the neighbours of passages that lost some, clear the vector index of
-        orphans when they have piled up, and compact the store's log after writes."""
+        """Recompute the neighbours of passages that lost some, and compact the store's log
+        after writes."""
         if self.store.knn_flags():  # guarded only when there is something to do
             with self.guard():
-                self.linker.memory.index_back(wait=True)  # the refill searches it
                 report.refilled = self.linker.refill()
         wrote = report.added or report.changed or report.removed or report.refilled
-        if (wrote or report.recovered) and self.store.needs_healing():
-            with self.guard():
-                self.store.heal_vector_index()
         if wrote or report.recovered:
             self.store.checkpoint()  # compacts the log; the graph is unchanged
-        # a first sync's vector index, built once from every passage (in the background: a
-        # search is exact and a write waits until it is complete), after the snapshot
-        self.linker.memory.index_back()
 
     def _commit(self, window: Window, report: SyncReport) -> None:
         """Link a window's documents to the graph and write them, group by group (each group's

@@ -6,15 +6,12 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import kgp
-import numpy as np
 import pytest
 from hypothesis import settings as hypothesis_settings
 from kgp.client import KnowledgeGraph
 from kgp.ingest.embedding import Encoder
-from kgp.ingest.whole import Whole
 from kgp.stores import FalkorStore, GraphStore, Neo4jStore
 from kgp.stores.processes import CRASH_END, REPORT_AT
 
@@ -110,20 +107,6 @@ def kg(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterator[K
         graph._encoder = encoder
         graph.sync(EXAMPLES)
         yield graph
-
-
-@pytest.fixture
-def scanned(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many new passages each scan of a whole matrix (kgp.ingest.whole) linked, in order."""
-    sizes: list[int] = []
-    original = Whole.scan
-
-    def scan(self: Whole, queries: np.ndarray, skip_docs: Any = ()) -> Any:
-        sizes.append(len(queries))
-        return original(self, queries, skip_docs)
-
-    monkeypatch.setattr(Whole, "scan", scan)
-    return sizes
 
 
 # -- a FalkorDB crash in a failed test ------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 from hypothesis import strategies as st
@@ -125,3 +126,17 @@ def document_graphs(draw: st.DrawFn, doc_id: str | None = None) -> DocumentGraph
         ingested_at="2026-11-22T00:00:00+00:00",
     )
     return DocumentGraph(document=record, passages=passages, tables=tables, similar=similar)
+
+
+def random_documents(folder: Path, *, seed: int, documents: int, sentences: int) -> Path:
+    """``documents`` files d00.md, d01.md, ... of ``sentences`` sentences of 8 words drawn from
+    300, numbered so no two are alike."""
+    folder.mkdir()
+    rng = np.random.default_rng(seed)
+    words = [f"w{n}" for n in range(300)]
+    for d in range(documents):
+        text = " ".join(
+            f"{' '.join(rng.choice(words, 8))} item {d} {i}.".capitalize() for i in range(sentences)
+        )
+        (folder / f"d{d:02d}.md").write_text(text)
+    return folder

@@ -19,8 +19,6 @@ SHARED_QUERIES = {
     "write_documents",
     "delete_document",
     "list_documents",
-    "knn_candidates",
-    "knn_candidates_all",
     "fulltext_search",
     "neighbours",
     "save_trace",
@@ -32,7 +30,6 @@ SHARED_QUERIES = {
     "dump_nodes",
     "dump_relationships",
     "clear",
-    "index_passage_vector",
     "index_passage_fulltext",
 }
 

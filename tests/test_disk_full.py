@@ -21,9 +21,8 @@ from kgp.stores import FalkorStore
 from kgp.stores.model import DocumentGraph
 
 from tests.bench.scale_bench import StandInEncoder
-from tests.graphs import DIM, make_document
+from tests.graphs import DIM, make_document, random_documents
 from tests.test_sync import canonical
-from tests.test_whole import random_documents
 
 TEXT = "passage {j} of {doc} " + "filler " * 300
 

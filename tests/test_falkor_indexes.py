@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from kgp.errors import StoreUnavailableError
 from kgp.stores import FalkorStore, falkor_indexes
-from kgp.stores.falkor_indexes import describe, progress, unfinished, wait_for_indexes
+from kgp.stores.falkor_indexes import describe, progress, wait_for_indexes
 from kgp.stores.falkor_params import cypher_value
 
 
@@ -42,24 +42,6 @@ def test_a_build_that_stops_moving_is_given_up_in_one_line_naming_how_far_it_got
     assert "\n" not in message
     assert message.startswith("embedded FalkorDB in /kb: indexes of Passage (10,068 of 60,001)")
     assert "built no further in 0 s" in message and "try again" in message
-
-
-def test_indexes_held_back_by_a_vector_index_build_are_waited_for() -> None:
-    """FalkorDB builds a label's vector index first: the Keyword and SIMILAR indexes a write
-    started stay at 0 for as long as that takes (50 minutes at 800k passages), and an open in
-    another process, waiting for them and not for the vector index, took the still status for a
-    stuck server and gave up. The vector index's progress now counts as the server's."""
-    began = time.monotonic()
-    held = {"Keyword": "[Indexing] 0/840777: UNDER CONSTRUCTION"}
-    vector = building_for(0.6, 0.1)
-
-    def waited() -> dict[str, str]:
-        return held if time.monotonic() - began < 0.6 else {}
-
-    wait_for_indexes(waited, what="kb", stall=0.25, poll=0.01, busy=lambda: held | vector())
-    assert time.monotonic() - began >= 0.6
-    with pytest.raises(StoreUnavailableError, match="Keyword"):  # nothing moves: stuck
-        wait_for_indexes(lambda: held, what="kb", stall=0.2, poll=0.01, busy=lambda: held)
 
 
 def test_a_long_build_is_reported_as_it_goes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -126,23 +108,3 @@ def test_the_cli_reports_a_long_wait_on_stderr_unless_quiet(
     err = capsys.readouterr().err
     assert "kgp: waiting for the indexes: Passage (1 of 2) entries" in err
     assert err.count("kgp: FalkorDB is loading the graph in kb: 40% of 2 MB") == 1
-
-
-def test_a_vector_index_alone_being_built_does_not_hold_reads() -> None:
-    """After a server was killed, its log's vector index is built again at the next start as a
-    new version of the label's indexes, while the version before answers (rows as FalkorDB 4.16
-    gives them): reads wait for the other indexes only."""
-    fields = {"id": ["RANGE"], "doc_id": ["RANGE"], "text": ["FULLTEXT"]}
-    building = "[Indexing] 566/100050: UNDER CONSTRUCTION"
-    rows = [
-        ["Passage", {**fields, "embedding": ["VECTOR"]}, building],
-        ["Passage", fields, "OPERATIONAL"],
-        ["Keyword", {"term": ["RANGE"]}, "OPERATIONAL"],
-    ]
-    assert unfinished(rows) == {"Passage": building}
-    assert unfinished(rows, vectors=False) == {}
-    # a range index added with it, or a label with no version answering yet: waited for
-    more = [["Passage", {**fields, "text_hash": ["RANGE"], "embedding": ["VECTOR"]}, building]]
-    assert unfinished(more + rows[1:], vectors=False) == {"Passage": building}
-    assert unfinished(rows[:1], vectors=False) == {"Passage": building}
-    assert unfinished(rows[1:]) == {}

@@ -364,11 +364,7 @@ def test_an_added_document_reads_only_the_passages_it_may_enter(
         (folder / f"d{n:02d}.md").write_text(text(topics[n % 6], f"item d{n}"))
     monkeypatch.setattr(edges, "LEAST_BUDGET", 100_000 if weak else 1)
     monkeypatch.setattr(edges, "WEAK_PER_PASSAGE", 16 if weak else 0.05)
-    options = {  # (no matrix saved at each close: a new session would link by it, not search)
-        "data_dir": tmp_path / "kb",
-        "loaded_encoder": StandInEncoder(),
-        "save_vectors": False,
-    }
+    options = {"data_dir": tmp_path / "kb", "loaded_encoder": StandInEncoder()}
     with kgp.open(**options) as kg:
         kg.sync(folder)
     asked = skipped = reached = entered = 0
@@ -377,7 +373,6 @@ def test_an_added_document_reads_only_the_passages_it_may_enter(
     for n, body in enumerate(added):
         (folder / f"new{n}.md").write_text(body)
         with kgp.open(**options) as kg:
-            kg.store.await_vector_index()  # (during the start's build the add reads every vector)
             calls = recording(kg.store)
             kg.add(folder / f"new{n}.md")
             stored, expected = lists_and_exact(kg)
@@ -392,14 +387,13 @@ def test_an_added_document_reads_only_the_passages_it_may_enter(
         assert reached > 100 and entered < reached / 2
 
 
-def test_an_added_documents_first_search_goes_past_the_orphans_and_deeper_where_short(
+def test_an_added_documents_first_search_goes_deeper_where_short(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An added document is searched ADD_DEPTH deep past the index's orphaned vectors (those
-    of a removed document sit at the top of its new version's answers), and a passage with more
-    above the floor than that is asked again deeper: with a first depth of 2 and almost no weak
-    edge, a document removed and added again with the same sentences still ends with every
-    passage's exact k nearest."""
+    """An added document is searched DEEP_START deep, and a passage with more above the floor
+    than that is asked again deeper: with a first depth of 2 and almost no weak edge, a
+    document removed and added again with the same sentences still ends with every passage's
+    exact k nearest."""
     writer = random.Random(5)
     words = [f"w{n}" for n in range(300)]
     topic = writer.sample(words, 8)
@@ -412,18 +406,14 @@ def test_an_added_documents_first_search_goes_past_the_orphans_and_deeper_where_
             for i in range(10)
         ]
         (folder / f"d{n}.md").write_text(" ".join(s.capitalize() for s in sentences))
-    monkeypatch.setattr(edges, "ADD_DEPTH", 2)
+    monkeypatch.setattr(edges, "DEEP_START", 2)
     monkeypatch.setattr(edges, "LEAST_BUDGET", 1)
     monkeypatch.setattr(edges, "WEAK_PER_PASSAGE", 0.05)
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
-        # by a syncer of its own: the client keeps no matrix of every vector, and its add goes
-        # by the index, as ``kgp add`` in a new process does
-        kg.syncer().sync_folder(folder)
+        kg.sync(folder)
         text = (folder / "d1.md").read_text()
         kg.remove("d1.md")
         (folder / "again.md").write_text(text)
-        with kg.store.reading_as(ADMIN_CALLER):
-            orphans = kg.store.orphaned_vectors()
         starts: list[int] = []
         limits: list[int] = []
         nearest, candidates = kg.store.nearest, kg.store._knn_candidates
@@ -441,9 +431,8 @@ def test_an_added_documents_first_search_goes_past_the_orphans_and_deeper_where_
         kg.add(folder / "again.md")
         kg.store.nearest, kg.store._knn_candidates = nearest, candidates  # type: ignore[method-assign]
         stored, expected = lists_and_exact(kg)
-    assert orphans >= 10
-    assert starts == [2 + orphans]
-    assert max(limits) > 2 + orphans, "no passage was asked again deeper"
+    assert starts == [2]
+    assert max(limits) > 2, "no passage was asked again deeper"
     assert len(stored) == 80
     assert stored == expected
 
@@ -507,15 +496,13 @@ def test_a_graph_of_at_most_k_passages_is_linked_whole_whatever_its_floor(
     # a centre (every shared word) nearer to each passage than they are to one another
     texts = [" ".join(words)] + [" ".join(chooser.sample(words, 6)) for _ in range(17)]
     (folder / "close.md").write_text("\n\n".join(f"{text}." for text in texts))
-    # (no matrix saved: the new session's add goes by the index, where the floor matters)
-    options = {"data_dir": tmp_path / "kb", "knn_k": 20, "save_vectors": False}
+    options = {"data_dir": tmp_path / "kb", "knn_k": 20}
     with kgp.open(loaded_encoder=StandInEncoder(), **options) as kg:
         kg.add(folder / "close.md")
     (folder / "far.md").write_text(
         "\n\n".join(f"unrelated{n} other{n} words{n} here{n}." for n in range(6))
     )
     with kgp.open(loaded_encoder=StandInEncoder(), **options) as kg:
-        kg.store.await_vector_index()  # (during the start's build the add reads every vector)
         kg.add(folder / "far.md")
         stored, expected = lists_and_exact(kg, k=20)
     assert len(stored) == 24
@@ -533,13 +520,12 @@ def test_a_document_written_again_takes_no_place_among_anothers_nearest(tmp_path
     peak = "alps peak mont blanc highest"
     (folder / "a.md").write_text("\n\n".join(f"{peak} ridge{n}." for n in range(12)))
     (folder / "b.md").write_text("Alps peak mont snow ice.")
-    options = {"data_dir": tmp_path / "kb", "knn_k": 1, "save_vectors": False}
+    options = {"data_dir": tmp_path / "kb", "knn_k": 1}
     with kgp.open(loaded_encoder=StandInEncoder(), **options) as kg:
         kg.sync(folder)
     (folder / "a.md").write_text("Alps harbour ferry timetable.")  # nearer to none than b.md is
     (folder / "d.md").write_text(f"{peak}.")
     with kgp.open(loaded_encoder=StandInEncoder(), **options) as kg:
-        kg.store.await_vector_index()  # (during the start's build the sync reads every vector)
         searched: list[int] = []
         original = kg.store.nearest
 

@@ -6,30 +6,25 @@ without it and builds it in the background. Meanwhile searches are exact and wri
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import kgp
-import numpy as np
 import pytest
 from kgp import cypher
 from kgp.access import ADMIN_CALLER
-from kgp.settings import load_settings
-from kgp.stores import FalkorStore, store_from_settings
+from kgp.stores import FalkorStore
 from kgp.stores.falkor_indexes import WRITE_INDEXES
 from kgp.stores.falkor_server import EmbeddedServer
-from kgp.stores.model import DocumentGraph
 from kgp.stores.processes import pid_alive
 
 from tests.bench.scale_bench import StandInEncoder
-from tests.graphs import DIM, make_document
-from tests.test_whole import random_documents
+from tests.graphs import DIM, make_document, random_documents
 
 
 def written(data_dir: Path, documents: int = 6) -> list[list[float]]:
     """A graph of a few documents, closed; some of its vectors to search with."""
-    with FalkorStore(data_dir=data_dir, park=True) as store:
+    with FalkorStore(data_dir=data_dir) as store:
         store.ensure_schema(DIM)
         for i in range(documents):
             store.write_document(make_document(f"d{i}.txt", 12, seed=i, tables=0))
@@ -66,31 +61,16 @@ def search(store: FalkorStore, vectors: list[list[float]], **options: Any) -> li
     return store.nearest(vectors, want=5, **options)
 
 
-def test_the_snapshot_a_start_loads_has_no_vector_index(data_dir: Path) -> None:
-    written(data_dir)
+def test_no_start_builds_a_vector_index_and_the_graph_holds_none(data_dir: Path) -> None:
+    """The vectors are searched in the index beside the graph (kgp.stores.vectors): FalkorDB
+    holds no vector index, in the snapshot or after a start, and searches answer at once."""
+    vectors = written(data_dir)
     indexes = snapshot_indexes(data_dir)
     assert "VECTOR" not in indexes["Passage"] and "RANGE" in indexes["Passage"]
-    with FalkorStore(data_dir=data_dir, park=True) as store:  # built again at the start
+    with FalkorStore(data_dir=data_dir) as store:
         assert store.vector_dimension() == DIM
-        store.write_document(make_document("late.txt", 4, seed=40, tables=0))
-        # a compaction while the index exists puts it in the snapshot
-        assert store.server.log.compact(min_bytes=0, growth=0.0)
-        assert not store.server.log.mark_file.exists()
-    assert "VECTOR" not in snapshot_indexes(data_dir)["Passage"]  # taken out again at close
-
-
-def test_the_settings_choose_whether_the_index_is_set_aside(data_dir: Path) -> None:
-    """KGP_FAST_REOPEN (default on: tests/test_settings.py) reaches the store; off, the snapshot
-    keeps the index."""
-    parking = store_from_settings(load_settings(data_dir=data_dir, fast_reopen=True))
-    assert isinstance(parking, FalkorStore) and parking.park
-    store = store_from_settings(load_settings(data_dir=data_dir, fast_reopen=False))
-    assert isinstance(store, FalkorStore) and not store.park
-    with store.open():
-        store.ensure_schema(DIM)
-        store.write_document(make_document("kept.txt", 6, seed=3, tables=0))
-        store.server.log.compact(min_bytes=0, growth=-1.0)  # the snapshot holds the index
-    assert "VECTOR" in snapshot_indexes(data_dir)["Passage"]  # and keeps it at close
+        assert all(i != ("Passage", "embedding", "VECTOR") for i in store._indexes()[0])
+        assert [hits[0][1] for hits in search(store, vectors)] == pytest.approx([1.0] * 3)
 
 
 def log_files(data_dir: Path) -> dict[str, bytes]:
@@ -104,26 +84,18 @@ def log_files(data_dir: Path) -> dict[str, bytes]:
 
 
 def test_a_session_that_only_reads_leaves_the_log_as_it_was(data_dir: Path) -> None:
-    """A start builds the vector index again, a write to the log; the last user to stop,
-    finding nothing else written, takes it back out: else every later start would replay it,
-    building the index before answering (a 50,000-passage graph started in 4.2 s, and in 9 to
-    13 s after each session that only read)."""
+    """A start writes nothing (no index is built again), so a session that only read leaves
+    the log as it found it; a write is kept."""
     vectors = written(data_dir)
     before = log_files(data_dir)
     for _ in range(2):
-        with FalkorStore(data_dir=data_dir, park=True) as store:
-            store.await_vector_index()
+        with FalkorStore(data_dir=data_dir) as store:
             assert search(store, vectors)
-            assert store.server.log.only_start_writes()
-            # the start built the indexes only writes use too, before the vector index
-            assert store.server.log.start_built() == tuple(w[0] for w in WRITE_INDEXES)
         assert log_files(data_dir) == before
-    assert "VECTOR" not in snapshot_indexes(data_dir)["Passage"]
-    with FalkorStore(data_dir=data_dir, park=True) as store:  # a write: kept
+    with FalkorStore(data_dir=data_dir) as store:  # a write: kept
         store.write_document(make_document("new.txt", 4, seed=9, tables=0))
-        assert not store.server.log.only_start_writes()
     assert log_files(data_dir) != before
-    with FalkorStore(data_dir=data_dir, park=True) as store:
+    with FalkorStore(data_dir=data_dir) as store:
         assert store.fetch_nodes(["new.txt"])
 
 
@@ -134,7 +106,7 @@ def test_the_indexes_only_writes_use_are_set_aside_and_built_again(data_dir: Pat
     loaded = snapshot_indexes(data_dir)
     assert not write_indexes_in(loaded), loaded
     assert "RANGE" in loaded["Passage"] and "FULLTEXT" in loaded["Passage"]
-    with FalkorStore(data_dir=data_dir, park=True) as store:
+    with FalkorStore(data_dir=data_dir) as store:
         store.prepare_writes()
         indexed, _ = store._indexes()
         assert all((label, prop, "RANGE") in indexed for label, prop, _, _ in WRITE_INDEXES)
@@ -152,22 +124,23 @@ def test_a_failure_while_setting_the_index_aside_still_stops_the_server(
     """The close holds the data directory's lock: a failed write there must not reload the
     server (which takes the lock: a deadlock), only be logged; the next start still works."""
     vectors = written(data_dir)
-    store = FalkorStore(data_dir=data_dir, park=True).open()
+    store = FalkorStore(data_dir=data_dir).open()
     indexed = search(store, vectors)
-    store.write_document(make_document("late.txt", 4, seed=40, tables=0))  # to set aside again
+    store.prepare_writes()  # the write indexes built again: to set aside at close
+    store.write_document(make_document("late.txt", 4, seed=40, tables=0))
     indexed = search(store, vectors)
     real = cypher.load
     monkeypatch.setattr(
         cypher,
         "load",
-        lambda d, n: "DROP VECTOR INDEX nonsense" if n == "drop_passage_vector" else real(d, n),
+        lambda d, n: "DROP INDEX nonsense" if n == "drop_index_keyword" else real(d, n),
     )
     pid = int(store.server.pid_file.read_text())
     store.close()
     assert "cannot set an index aside" in caplog.text
     assert not pid_alive(pid)
     monkeypatch.undo()
-    with FalkorStore(data_dir=data_dir, park=True) as again:
+    with FalkorStore(data_dir=data_dir) as again:
         assert search(again, vectors) == indexed
 
 
@@ -183,29 +156,26 @@ def test_indexes_are_made_in_the_snapshot_before_writes_use_them(data_dir: Path)
     graph's first sync took 257 s to start again, 3.5 s with the indexes in the snapshot). So
     each schema write is followed by a compaction: a new graph's, and a write session's rebuild
     of the indexes the last close set aside."""
-    with FalkorStore(data_dir=data_dir, park=True) as store:
+    with FalkorStore(data_dir=data_dir) as store:
         store.ensure_schema(DIM)
         assert b"INDEX" not in log_writes(data_dir)
         store.write_document(make_document("first.txt", 6, seed=1, tables=0))
         assert b"first.txt" in log_writes(data_dir)
-    with FalkorStore(data_dir=data_dir, park=True) as store:  # the close set indexes aside
+    with FalkorStore(data_dir=data_dir) as store:  # the close set indexes aside
         store.prepare_writes()
         assert b"INDEX" not in log_writes(data_dir)
         store.write_document(make_document("second.txt", 6, seed=2, tables=0))
         store.prepare_writes()  # nothing to build: no compaction
         assert b"second.txt" in log_writes(data_dir)
-    with FalkorStore(data_dir=data_dir, park=True) as store:
+    with FalkorStore(data_dir=data_dir) as store:
         assert store.fetch_nodes(["first.txt", "second.txt"])
 
 
 def test_a_first_sync_leaves_a_snapshot_without_the_indexes_a_start_need_not_load(
     tmp_path: Path,
 ) -> None:
-    """A first sync writes with the vector index set aside, compacts its log (the snapshot then
-    holds the indexes only writes use) and builds the vector index at its end, a write that
-    looks like a start's own. Its close must still set the write indexes aside: taking back the
-    build alone left them in the snapshot, loaded by every later start (the 1M graph reopened in
-    112 s against 28 s before; docs/benchmarks.md, Scale)."""
+    """A first sync compacts its log (the snapshot then holds the indexes only writes use); its
+    close sets them aside, and a session that only reads keeps the snapshot so."""
     folder = random_documents(tmp_path / "docs", seed=5, documents=6, sentences=5)
     data_dir = tmp_path / "kb"
     with kgp.open(data_dir=data_dir, loaded_encoder=StandInEncoder()) as kg:
@@ -217,16 +187,5 @@ def test_a_first_sync_leaves_a_snapshot_without_the_indexes_a_start_need_not_loa
         assert not write_indexes_in(loaded), loaded
         with kgp.open(data_dir=data_dir, loaded_encoder=StandInEncoder()) as kg:
             assert kg.retrieve("w1 w2 item 3", 5).passages
-            kg.store.await_vector_index()
             with kg.store.reading_as(ADMIN_CALLER):
-                assert kg.store.vector_index_entries() == (passages, 0)
-
-
-def wide_document(doc_id: str, passages: int, seed: int, dimension: int = 384) -> DocumentGraph:
-    """``make_document`` with vectors of the encoder's size (an HNSW build that takes a while)."""
-    graph = make_document(doc_id, passages, seed=seed, tables=0)
-    rng = np.random.default_rng(seed)
-    wide = tuple(
-        replace(p, embedding=tuple(rng.standard_normal(dimension).tolist())) for p in graph.passages
-    )
-    return replace(graph, passages=wide)
+                assert kg.store.vector_index_entries() == passages

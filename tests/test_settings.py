@@ -28,13 +28,7 @@ def test_defaults() -> None:
     assert s.device is Device.AUTO
     assert s.encoder is None, "unset: the graph's recorded encoder, else the shipped model"
     assert s.data_dir.is_absolute()
-    assert s.fast_reopen, "the vector index is set aside at close unless KGP_FAST_REOPEN=0"
     assert s.load_timeout == LOAD_TIMEOUT, "one default for the setting and the store alone"
-
-
-def test_kgp_fast_reopen_0_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KGP_FAST_REOPEN", "0")
-    assert not load_settings().fast_reopen
 
 
 def test_sources_in_priority_order(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

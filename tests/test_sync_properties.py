@@ -1,10 +1,10 @@
 """The graph never degrades: after any sequence of syncs, watch events, single adds and
 removals, edits, copies, interrupted syncs, server restarts and kills and index rebuilds, the
 graph equals a clean sync of the same files, vector search included (a Hypothesis state machine
-against a clean rebuild). The writes come from a long-lived client, which keeps what it knows of
-the graph across its syncs (kgp.ingest.memory) and saves it beside the graph when it stops the
-server, to be restored by its next start (kgp.ingest.whole_file), and from another process
-(another store of the same graph, a syncer of its own each time), in any order."""
+against a clean rebuild). The writes come from a long-lived client and from another process
+(another store of the same graph, a syncer of its own each time), in any order; the vector index
+beside the graph (kgp.stores.vectors) is deleted, or put back as an older copy, between a stop
+and the next start, and must come back equal to the graph."""
 
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
-    initialize,
     invariant,
     precondition,
     rule,
@@ -31,12 +30,11 @@ from hypothesis.stateful import (
 )
 from kgp.client import KnowledgeGraph
 from kgp.errors import KgpError, RemovalRefusedError, StoreUnavailableError
-from kgp.ingest import memory, prepare
+from kgp.ingest import prepare
 from kgp.ingest.access import ACCESS_FILE
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.report import SyncReport
 from kgp.ingest.sync import Syncer
-from kgp.ingest.whole import Whole
 from kgp.settings import Settings, load_settings
 from kgp.stores import FalkorStore, GraphStore
 
@@ -111,7 +109,6 @@ class Faulty:
         raise Interrupted(f"killed before {name}")
 
 
-LOAD_SECONDS = memory.LOAD_SECONDS
 CRASHES = int(os.environ.get("KGP_TEST_SYNC_CRASHES", "12"))  # server crashes a run
 
 
@@ -131,8 +128,7 @@ class Server:
         self.data_dir = data_dir
         self.encoder = encoder
         self.holder = FalkorStore(data_dir=data_dir, graph="holder").open()  # keeps it up
-        # the clean syncs on a server of their own: the server's count of changes, by which a
-        # client tells that another process wrote (kgp.stores.own_writes), is the server's
+        # the clean syncs on a server of their own
         self.clean_dir = data_dir / "clean syncs"
         self.clean_holder = FalkorStore(data_dir=self.clean_dir, graph="holder").open()
         self.settings = load_settings(data_dir=data_dir, knn_k=3)
@@ -202,9 +198,7 @@ class SyncMachine(RuleBasedStateMachine):
     root: Path
     steps = 0  # invariant checks: one after each rule (and one at the start)
     crashes = 0  # syncs that went on after their server crashed
-    kept_scans = 0  # groups the client linked by the matrix it kept from an earlier sync
-    held = 0  # reads of every vector the client kept (hold_vectors), of a graph with passages
-    restored = 0  # saved matrices the client restored (kgp.ingest.whole_file)
+    spoiled = 0  # starts whose index file was missing or older than the graph
     current: SyncMachine | None = None
 
     def __init__(self) -> None:
@@ -222,21 +216,12 @@ class SyncMachine(RuleBasedStateMachine):
         self.server.syncer(self.other).sync_folder(self.folder)  # records the encoder
         SyncMachine.current = self
 
-    @initialize(eager=st.booleans())
-    def loading(self, eager: bool) -> None:
-        """Half the runs load every vector as soon as a sync links a group by the index (the
-        client then keeps the matrix across its syncs until another process writes, and loads
-        it again); the others only where a first sync into an empty graph starts it."""
-        memory.LOAD_SECONDS = 0.0 if eager else LOAD_SECONDS
-
     def teardown(self) -> None:
-        # whatever the sequence was, a close that saves and a reopen that restores end it (rule
-        # choice is uneven in Hypothesis's swarm: the reopen with a hold ran once in 303 steps)
+        # whatever the sequence was, a stop with the index file gone and a start end it
         try:
-            self.client_stops_the_server_and_opens_again(hold=True, then=NAMES[0])
+            self.client_stops_the_server_and_opens_again(index="deleted", then=NAMES[0])
             self.equals_a_clean_sync()
-        finally:  # (the next example starts from the defaults and a closed store either way)
-            memory.LOAD_SECONDS = LOAD_SECONDS
+        finally:
             self.other.close()
             self.store.close()
 
@@ -295,8 +280,7 @@ class SyncMachine(RuleBasedStateMachine):
 
     @rule(names=st.lists(st.sampled_from(NAMES), min_size=2, max_size=2), text=texts, more=texts)
     def client_syncs_twice(self, names: list[str], text: str, more: str) -> None:
-        """A file written and synced, then another: the client's second sync links by the matrix
-        its first kept, where it keeps one (the path the machine must take: kept_scans)."""
+        """A file written and synced, then another, by the same client."""
         for name, written in zip(names, (text, more), strict=True):
             self._write(name, written)
             try:
@@ -375,29 +359,6 @@ class SyncMachine(RuleBasedStateMachine):
         assert all("crashed by signal: 11" in r for r in report.restarts)
         SyncMachine.crashes += len(report.restarts)
 
-    @rule(meanwhile=st.sampled_from([None, *NAMES]))
-    def hold_vectors(self, meanwhile: str | None) -> None:
-        """The client reads every vector, as a long-lived process started on the graph does
-        (kgp serve, kgp sync --watch); with ``meanwhile``, another process writes that file and
-        syncs while it reads (that read is not kept; a second may be)."""
-        read = memory.read_whole
-
-        def read_as_another_writes(*args: Any, **kwargs: Any) -> Any:
-            found = read(*args, **kwargs)
-            if meanwhile is not None and memory.read_whole is not read:
-                memory.read_whole = read  # (once)
-                self._write(meanwhile, f"Written beside the read of every vector {self.steps}.")
-                self.sync(False, "other")
-            return found
-
-        memory.read_whole = read_as_another_writes
-        try:
-            held = self.kg.hold_vectors(tries=2)
-        finally:
-            memory.read_whole = read
-        kept = self.kg._kept
-        SyncMachine.held += held and kept is not None and kept.memory.whole.count > 0
-
     @rule()
     def rebuild_vector_index(self) -> None:
         self.store.rebuild_vector_index()
@@ -410,20 +371,27 @@ class SyncMachine(RuleBasedStateMachine):
         stores = [self.store, self.other]
         self.server.restart(kill, stores, check=None if kill else self.store.graph_name)
 
-    @rule(hold=st.booleans(), then=st.sampled_from([None, *NAMES]))
-    def client_stops_the_server_and_opens_again(self, hold: bool, then: str | None) -> None:
+    @rule(index=st.sampled_from(["kept", "deleted", "older"]), then=st.sampled_from([None, *NAMES]))
+    def client_stops_the_server_and_opens_again(self, index: str, then: str | None) -> None:
         """Every other user leaves, then the client closes (``KnowledgeGraph.close``, as a
-        process ends): it stops the server and, if it holds every vector (with ``hold``, synced
-        and read first, as by a long-lived process), saves their matrix beside the graph. It
-        opens again first (its server loads the log the save was stamped with), the others after
-        it: its next write (with ``then``, a sync of that file written at once) restores the
-        matrix unless another came first (restored)."""
-        if hold:  # (its sync first: what a crash left pending, flagged, would keep it from it)
-            self.sync(False, "client")
-            self.kg.hold_vectors(tries=2)
+        process ends): the server stops and the index file beside the graph is saved. Then it is
+        kept, deleted by hand, or replaced by the copy the previous such stop left (a restored
+        backup); the client opens again, the others after it, and with ``then`` writes at once."""
         self.server.holder.close()
         self.other.close()
         self.kg.close()
+        path = self.store.vectors.path
+        assert path is not None
+        copy = path.with_name(path.name + ".older")
+        if index == "deleted" and path.exists():
+            path.unlink()
+            SyncMachine.spoiled += 1
+        elif index == "older" and copy.exists():
+            newer = path.read_bytes() if path.exists() else None
+            shutil.copyfile(copy, path)
+            SyncMachine.spoiled += newer != path.read_bytes()
+        if path.exists():
+            shutil.copyfile(path, copy)
         self.store.open()
         self.server.holder = FalkorStore(data_dir=self.server.data_dir, graph="holder").open()
         self.other.open()
@@ -462,26 +430,7 @@ def test_any_sequence_equals_a_clean_sync(
     monkeypatch.setattr(prepare, "LINK_DOCUMENTS", 2)
     SyncMachine.server = server
     SyncMachine.root = tmp_path_factory.mktemp("folders")
-    SyncMachine.steps = SyncMachine.crashes = SyncMachine.kept_scans = SyncMachine.held = 0
-    SyncMachine.restored = 0
-    scan = Whole.scan
-    restore = memory.Memory.restore_saved
-
-    def restore_counted(kept: memory.Memory) -> bool:
-        done = restore(kept)
-        SyncMachine.restored += done
-        return done
-
-    monkeypatch.setattr(memory.Memory, "restore_saved", restore_counted)
-
-    def counted(whole: Whole, queries: Any, skip_docs: Any = ()) -> Any:
-        machine = SyncMachine.current
-        kept = machine.kg._kept if machine is not None else None
-        if kept is not None and whole is kept.memory.whole and kept.memory.syncs > 1:
-            SyncMachine.kept_scans += bool(whole.count)  # (a later sync's, on a full matrix)
-        return scan(whole, queries, skip_docs)
-
-    monkeypatch.setattr(Whole, "scan", counted)
+    SyncMachine.steps = SyncMachine.crashes = SyncMachine.spoiled = 0
     run_state_machine_as_test(
         SyncMachine,
         settings=settings(
@@ -493,11 +442,7 @@ def test_any_sequence_equals_a_clean_sync(
     )
     print(
         f"{SyncMachine.steps} steps, {SyncMachine.crashes} syncs through a crash, "
-        f"{SyncMachine.kept_scans} groups linked by a matrix kept from an earlier sync, "
-        f"{SyncMachine.held} reads of every vector held, {SyncMachine.restored} saved matrices "
-        "restored"
+        f"{SyncMachine.spoiled} starts with the index file deleted or older than the graph"
     )
     assert SyncMachine.steps >= 200, f"only {SyncMachine.steps} steps ran"
-    assert SyncMachine.kept_scans, "the client never linked by a matrix it kept"
-    assert SyncMachine.restored, "the client never restored a saved matrix"
-    assert SyncMachine.held, "the client never held a read of every vector"
+    assert SyncMachine.spoiled, "no start found its index file deleted or older"

@@ -1,7 +1,6 @@
-"""The vector index stays whole: FalkorDB 4.16 never removes a vector from it (a deleted passage,
-or one written again, or one replayed from the append-only file after a restart leaves an orphan
-that takes a place in every nearby answer; FalkorDB issue #2179). kgp never writes a passage
-after creating it, searches past orphans, and rebuilds the index; old graphs are migrated."""
+"""Vector search through the store: every live passage found, none that was removed or written
+again, ties ordered by id, deeper rounds where the first depth is short; the index rebuilt and
+cleared with the graph; old graphs are migrated."""
 
 from __future__ import annotations
 
@@ -21,28 +20,32 @@ from kgp.stores.model import passage_id
 from tests.graphs import DIM, make_document
 
 
+def in_step(store: GraphStore) -> bool:
+    """Whether the vector index holds exactly as many entries as the graph has passages."""
+    return store.vector_index_entries() == store.count_passages()
+
+
 def own_vectors(store: GraphStore, doc_id: str, count: int) -> dict[str, list[float]]:
     ids = [passage_id(doc_id, j) for j in range(count)]
     return {pid: p.embedding for pid, p in store.passage_vectors(ids).items()}
 
 
-def test_orphans_of_rewritten_passages_never_hide_them(fresh_store: GraphStore) -> None:
+def test_rewritten_passages_are_found_once(fresh_store: GraphStore) -> None:
     store = fresh_store
     store.write_document(make_document("other.txt", 20, seed=1, tables=0))
-    for _ in range(6):  # each rewrite leaves 30 orphans at the very same places
+    for _ in range(6):  # each rewrite puts 30 passages at the very same places
         store.write_document(make_document("same.txt", 30, seed=2, tables=0))
-    if isinstance(store, FalkorStore):
-        assert store.orphaned_vectors() == 5 * 30
+    assert in_step(store)
     vectors = own_vectors(store, "same.txt", 30)
     for pid, vector in vectors.items():
         hits = store.vector_search(vector, 5)
         assert len(hits) == 5 and hits[0].id == pid
     (everything,) = store.nearest([vectors[passage_id("same.txt", 0)]], want=50)
-    assert len(everything) == 50, "every live passage, past 150 orphans"
+    assert len(everything) == 50, "every live passage, each once"
 
 
-def test_a_search_answered_only_by_orphans_goes_deeper(fresh_store: GraphStore) -> None:
-    """At the first depth the index returns nothing but orphans (no row at all in FalkorDB)."""
+def test_a_search_whose_first_depth_is_excluded_goes_deeper(fresh_store: GraphStore) -> None:
+    """A document rewritten many times, then excluded: the search goes on past it."""
     store = fresh_store
     for _ in range(25):
         store.write_document(make_document("busy.txt", 1, seed=3, tables=0))
@@ -67,11 +70,11 @@ def test_ties_at_the_cut_are_returned_whole(fresh_store: GraphStore) -> None:
 def test_a_search_started_deeper_finds_the_same_passages(fresh_store: GraphStore) -> None:
     """``start`` (the linker's second search, for vectors known to need more than the first
     depth) returns every passage above the floor that a search from the first depth returns,
-    past orphans too; a cap below ``start`` asks the first depth, as without ``start``."""
+    a cap below ``start`` asks the first depth, as without ``start``."""
     store = fresh_store
     for seed in range(4):
         store.write_document(make_document(f"d{seed}.txt", 40, seed=seed, tables=0))
-    store.write_document(make_document("d0.txt", 40, seed=9, tables=0))  # 40 orphans
+    store.write_document(make_document("d0.txt", 40, seed=9, tables=0))  # written again
     vectors = list(own_vectors(store, "d1.txt", 40).values())[:5]
     floor = -0.05
     plain = store.nearest(vectors, want=5, floor=floor, exclude_docs=["d1.txt"] * 5)
@@ -97,11 +100,11 @@ def test_a_bar_above_a_vectors_nearest_is_dropped_for_it(fresh_store: GraphStore
     """``above`` is what the caller thinks the ``want`` nearest clear (an added document's
     linker asks once, as deep as the index looks, with its floor): a vector with fewer than
     ``want`` above it is asked again without it, so every vector still gets its ``want``
-    nearest, and everything above the floor, past orphans."""
+    nearest, and everything above the floor."""
     store = fresh_store
     for seed in range(4):
         store.write_document(make_document(f"d{seed}.txt", 40, seed=seed, tables=0))
-    store.write_document(make_document("d0.txt", 40, seed=9, tables=0))  # 40 orphans
+    store.write_document(make_document("d0.txt", 40, seed=9, tables=0))  # written again
     vectors = list(own_vectors(store, "d3.txt", 40).values())[:8]
     plain = store.nearest(vectors, want=5, exclude_docs=["d3.txt"] * 8)
     fifths = sorted(hits[4][1] for hits in plain)
@@ -142,43 +145,6 @@ def test_deeper_rounds_return_only_what_lies_above_the_bar(fresh_store: GraphSto
         assert vector_hits == [(pid, sim) for pid, sim in whole if sim > floor]
     for row in (r for answer in asked[1:] for r in answer):
         assert all(sim > floor for _, sim in row["hits"])  # type: ignore[attr-defined]
-    if isinstance(store, FalkorStore):
-        assert store.search_breadth() == store.vector_ef() == 256
-
-
-def test_creating_documents_and_edges_leaves_no_orphan(fresh_store: GraphStore) -> None:
-    """Nothing kgp writes after a passage's creation touches the passage node itself (a write
-    would orphan its vector): a one-deep search of each passage's own vector finds it."""
-    store = fresh_store
-    for i in range(4):
-        store.write_document(make_document(f"n{i}.txt", 6, seed=10 + i, tables=0))
-    ids = [passage_id(f"n{i}.txt", j) for i in range(4) for j in range(6)]
-    targets = [{"id": ids[1], "score": 0.5, "method": "knn"}]
-    store.replace_similar([{"source": pid, "targets": targets} for pid in ids], done=["n0.txt"])
-    store.save_trace(
-        {"id": "t1", "question": "q"},
-        [{"id": ids[0], "rank": 1, "hop": 0, "score": 1.0}],
-        [],
-        [{"source": ids[0], "target": ids[1], "hop": 1}],
-    )
-    rows = store.passage_vectors(ids)
-    answer = store.run(
-        "knn_candidates",
-        {
-            "rows": [
-                {
-                    "i": n,
-                    "vector": rows[pid].embedding,
-                    "limit": 1,
-                    "exclude": [],
-                    "exclude_doc": "",
-                }
-                for n, pid in enumerate(ids)
-            ]
-        },
-    )
-    assert sorted(r["hits"][0][0] for r in answer) == sorted(ids)
-    assert store.orphaned_vectors() == 0
 
 
 def test_best_similarities_are_the_cosines_within_the_tie_margin(store: GraphStore) -> None:
@@ -253,12 +219,12 @@ def test_a_graph_of_a_newer_schema_is_refused_and_left_as_it_is(fresh_store: Gra
     assert "\n" not in str(raised.value) and store.dump() == before
 
 
-def test_rebuild_clears_orphans_and_keeps_every_index(fresh_store: GraphStore) -> None:
+def test_rebuild_keeps_every_passage_and_every_index(fresh_store: GraphStore) -> None:
     store = fresh_store
     for _ in range(3):
         store.write_document(make_document("r.txt", 10, seed=6, tables=0, text="river {j}"))
     store.rebuild_vector_index()
-    assert store.orphaned_vectors() == 0
+    assert in_step(store)
     vectors = own_vectors(store, "r.txt", 10)
     for pid, vector in vectors.items():
         assert store.vector_search(vector, 1)[0].id == pid
@@ -266,28 +232,13 @@ def test_rebuild_clears_orphans_and_keeps_every_index(fresh_store: GraphStore) -
     assert store.fetch_nodes([passage_id("r.txt", 3)])
 
 
-def test_rebuild_after_a_first_sync_stopped_with_its_index_set_aside(
-    fresh_store: GraphStore,
-) -> None:
-    """A first sync into an empty graph sets the vector index aside (built once at its end);
-    stopped before then, the graph has passages and no vector index: a rebuild builds it rather
-    than failing to drop it (found by tests/test_sync_properties.py)."""
-    store = fresh_store
-    store.defer_vector_index()
-    store.write_document(make_document("s.txt", 6, seed=11, tables=0))
-    store.rebuild_vector_index()
-    assert store.vector_dimension() == DIM and store.orphaned_vectors() == 0
-    for pid, vector in own_vectors(store, "s.txt", 6).items():
-        assert store.vector_search(vector, 1)[0].id == pid
-
-
-def test_clear_leaves_an_index_without_orphans(fresh_store: GraphStore) -> None:
+def test_clear_leaves_an_index_of_what_is_written_after(fresh_store: GraphStore) -> None:
     store = fresh_store
     store.write_document(make_document("x.txt", 12, seed=8, tables=0))
     store.clear()
     store.ensure_schema(DIM)
     store.write_document(make_document("y.txt", 3, seed=9, tables=0))
-    assert store.orphaned_vectors() == 0
+    assert in_step(store)
     rng = np.random.default_rng(1)
     assert len(store.vector_search(rng.standard_normal(DIM).tolist(), 3)) == 3
 
@@ -300,7 +251,7 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
     store.write_document(make_document("old.txt", 5, seed=11, tables=0))
     store.run("set_graph_encoder", {"encoder": "all-MiniLM-L6-v2", "schema": 1}, write=True)
     old_writes = "MATCH (p:Passage) SET p.needs_knn = true REMOVE p.text_hash"
-    store._execute(old_writes, {}, write=True)  # in FalkorDB, they also orphaned every vector
+    store._execute(old_writes, {}, write=True)
     store._execute("MATCH (d:Document) REMOVE d.groups", {}, write=True)  # before access groups
     assert store.migrate(("staff",)) == [
         "schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt",
@@ -317,72 +268,26 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
     passages = [n["props"] for n in nodes if n["label"] == "Passage"]
     assert all("needs_knn" not in p and len(p["text_hash"]) == 32 for p in passages)
     assert store.run("graph_schema")[0]["schema"] == SCHEMA_VERSION
-    assert store.orphaned_vectors() == 0
+    assert in_step(store)
     for pid, vector in own_vectors(store, "old.txt", 5).items():
         assert store.vector_search(vector, 1)[0].id == pid
     assert store.migrate() == []
 
 
-def killed_after_writes(
-    data_dir: Path, documents: int, *, index_in_log: bool
-) -> dict[str, list[float]]:
-    """A graph of ``documents`` 20-passage documents whose server was then SIGKILLed (a clean
-    stop would leave a snapshot without the vector index: tests/test_reopen.py), and the vectors
-    of w7.txt's passages. ``index_in_log``: the vector index made again in the log after the
-    schema's snapshot, as an older kgp left it."""
+def test_a_kill_after_writes_leaves_an_index_equal_to_the_graph(data_dir: Path) -> None:
+    """The server killed after writes its index file never saw: the next open replays the log
+    and brings the index up to the graph (kgp.stores.vectors), every passage found once."""
     store = FalkorStore(data_dir=data_dir).open()
     store.ensure_schema(DIM)
-    if index_in_log:
-        store.rebuild_vector_index()
-    for i in range(documents):  # never compacted into a snapshot
+    store.checkpoint()  # an index file of the empty graph
+    for i in range(20):  # never compacted into a snapshot
         store.write_document(make_document(f"w{i}.txt", 20, seed=i, tables=0))
     vectors = own_vectors(store, "w7.txt", 20)
     os.kill(int(store.server.pid_file.read_text()), signal.SIGKILL)
     store.close()
-    return vectors
-
-
-def replayed(data_dir: Path) -> FalkorStore:
-    """The server started again alone, from its log: no healing yet."""
-    again = FalkorStore(data_dir=data_dir)
-    again.server.start()
-    again._connect()
-    return again
-
-
-@pytest.mark.slow
-def test_a_restart_that_replays_writes_keeps_searches_whole(data_dir: Path) -> None:
-    """Replaying an append-only file that created the vector index in its log (an older kgp's:
-    schema writes are now compacted into the snapshot, below) indexes each replayed passage
-    twice (an orphan each): searches still find every passage, and a store that started the
-    server rebuilds the index once the orphans pass a fifth of it."""
-    vectors = killed_after_writes(data_dir, 60, index_in_log=True)  # 1,200 passages
-    again = replayed(data_dir)
+    again = FalkorStore(data_dir=data_dir).open()
     try:
-        assert again.orphaned_vectors() == 1200
-        for pid, vector in vectors.items():
-            assert again.vector_search(vector, 5)[0].id == pid
-    finally:
-        again.close()
-    healed = FalkorStore(data_dir=data_dir).open()
-    try:
-        assert healed.orphaned_vectors() == 0
-        assert healed.vector_search(vectors[passage_id("w7.txt", 3)], 1)[0].id == passage_id(
-            "w7.txt", 3
-        )
-    finally:
-        healed.close()
-
-
-def test_a_restart_that_replays_writes_on_the_snapshots_index_leaves_no_orphans(
-    data_dir: Path,
-) -> None:
-    """The schema's writes are compacted into the snapshot (tests/test_reopen.py), so a replay
-    indexes each passage once: nothing to heal."""
-    vectors = killed_after_writes(data_dir, 20, index_in_log=False)
-    again = replayed(data_dir)
-    try:
-        assert again.orphaned_vectors() == 0
+        assert in_step(again) and again.count_passages() == 400
         for pid, vector in vectors.items():
             assert again.vector_search(vector, 5)[0].id == pid
     finally:

@@ -32,8 +32,7 @@ def maintain(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
 ) -> None:
     """Finish what stopped syncs left, rebuild the vector index when its sampled recall@10
-    falls below 0.95, orphaned entries pile up or it keeps fewer search candidates than the
-    graph's size asks for (KGP_VECTOR_EF), or with --rebuild, and compact the store's log.
+    falls below 0.95, or with --rebuild, and compact the store's log.
     Other processes keep answering meanwhile. Run it from a timer on busy graphs.
 
     Example: kgp maintain --json
@@ -64,8 +63,6 @@ def maintain(
         console.print(f"  {line}")
     if report.after is not None:
         console.print(f"after: {describe(report.after)} ({report.seconds:.1f} s)")
-    if report.advice:
-        console.print(report.advice)
 
 
 def describe(health: IndexHealth) -> str:
@@ -74,14 +71,4 @@ def describe(health: IndexHealth) -> str:
         if health.recall_at_10 is not None
         else ""
     )
-    ef = f", efRuntime {health.ef_runtime}" if health.ef_runtime is not None else ""
-    if health.ef_behind:
-        ef += f" (the graph asks for {health.ef_wanted}: kgp maintain)"
-    if health.m is not None:
-        ef += f", M {health.m}"
-    if health.m_differs:
-        ef += f" (KGP_VECTOR_M asks for {health.m_wanted}: kgp maintain)"
-    return (
-        f"vector index {health.state}: {health.passages} passages, {health.orphans} orphaned "
-        f"entries{recall}{ef}"
-    )
+    return f"vector index {health.state}: {health.passages} passages{recall}"

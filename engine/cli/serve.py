@@ -76,7 +76,6 @@ def serve(
             )
         kg = state.open(settings.model_copy(update={"groups": ("*",)}))
         kg.encoder.load()
-        kg.holding_vectors(state.say)
         moved = migrate_uploads(kg, settings.data_dir / "uploads")
     except KgpError as exc:
         raise fail(str(exc)) from None

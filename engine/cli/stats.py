@@ -9,7 +9,6 @@ from kgp.cli.context import Context
 from kgp.cli.maintain import SampleOption, describe
 from kgp.cli.output import emit_json, fail
 from kgp.errors import KgpError
-from kgp.ingest.whole_file import saved_state
 from rich.console import Console
 from rich.table import Table
 
@@ -21,10 +20,8 @@ def stats(
 ) -> None:
     """Count nodes by label, relationships by type and documents by access group: of what the
     caller's groups may read (--groups; * counts everything). The admin view and the graph's
-    operator also see the vector index's health: complete or building, orphaned entries, and
-    its recall@10 against exact search on a sample of passages (kgp maintain acts on it), and the
-    matrix of every vector saved beside the graph: its passages, size, and whether it is the
-    graph's.
+    operator also see the vector index's health: its entries and its recall@10 against exact
+    search on a sample of passages (kgp maintain acts on it).
 
     Example: kgp --groups hr stats --json
     """
@@ -38,12 +35,11 @@ def stats(
             health = kg.store.index_health(sample) if kg.sees_everything else None
             if health is not None and health.state == "none":
                 health = None  # nothing indexed yet
-            saved = saved_state(kg.store) if kg.sees_everything else None
     except KgpError as exc:
         raise fail(str(exc)) from None
     if as_json:
         extra = {"vector_index": health.as_dict()} if health else {}
-        emit_json({**counts.as_dict(), **extra, **({"saved_matrix": saved} if saved else {})})
+        emit_json({**counts.as_dict(), **extra})
         return
     seen = "every document" if caller.admin else f"what groups {caller} may read"
     table = Table(title=f"kgp graph ({settings.store.value}): {seen}")
@@ -61,17 +57,3 @@ def stats(
     Console().print(table)
     if health is not None:
         Console(highlight=False).print(describe(health))
-    if saved is not None:
-        Console(highlight=False, soft_wrap=True).print(describe_saved(saved))
-
-
-def describe_saved(saved: dict[str, object]) -> str:
-    """The saved matrix's line (kgp.ingest.whole_file.saved_state), for a person."""
-    if saved["state"] == "unreadable":
-        return f"saved matrix {saved['path']}: unreadable, never used (the next save replaces it)"
-    said = {
-        "current": "saved with the graph as it is: the next write restores it",
-        "stale": "saved with an older graph: not used, the next holder's close replaces it",
-        "unknown": "whether it is the graph's cannot be told (the server was running)",
-    }[str(saved["state"])]
-    return f"saved matrix: {saved['passages']:,} passages, {saved['disk_mb']} MB on disk; {said}"

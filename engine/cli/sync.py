@@ -62,7 +62,6 @@ def sync(
             _show(report, as_json=as_json, out=out)
             if watch and not corpus:
                 err.print(f"watching {folder} (Ctrl-C to stop)", highlight=False)
-                kg.holding_vectors(state.say)
                 kg.watch(
                     folder,
                     lambda moved: _show(moved, as_json=as_json, out=out),

@@ -73,7 +73,6 @@ def store_from_settings(settings: Settings, tracer: Tracer | None = None) -> Gra
         data_dir=settings.data_dir,
         graph=settings.graph,
         tracer=tracer,
-        park=settings.fast_reopen,
         load_timeout=settings.load_timeout,
     )
 

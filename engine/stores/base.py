@@ -205,50 +205,19 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
             self.run("set_document_groups", {"rows": rows}, write=True)
 
     def rebuild_vector_index(self) -> None:
-        """Drop and re-create the vector index, which clears orphaned vectors (stores that
-        remove them need nothing)."""
+        """Build the vector index anew from the stored vectors (a store whose index the
+        database keeps needs nothing)."""
         return None
-
-    def heal_vector_index(self) -> bool:
-        """Rebuild the vector index when orphaned vectors have piled up (needs_healing); True
-        if it did. Searches stay correct either way (they look past orphans); a rebuild makes
-        them cheap again."""
-        if not self.needs_healing():
-            return False
-        self.rebuild_vector_index()
-        return True
-
-    def defer_vector_index(self) -> bool:
-        """Before a first sync into an empty graph: set the vector index aside, so that it is
-        built once from every passage (:meth:`restore_vector_index`) rather than entry by entry
-        as each is written; True if it did. Here, a store that keeps it: False."""
-        return False
-
-    def restore_vector_index(self, *, wait: bool = False) -> bool:
-        """Build the vector index :meth:`defer_vector_index` set aside, in the background
-        (``wait``: until it is complete); True if it started a build. Here: False."""
-        return False
 
     def index_health(self, sample: int = 10) -> IndexHealth:
-        """The vector index's state, orphaned entries and sampled recall (kgp.stores.health);
-        here, a store whose index is always complete and holds no orphans, unsampled."""
+        """The vector index's state and sampled recall (kgp.stores.health); here, a store whose
+        index the database keeps complete, unsampled."""
         with self.reading_as(ADMIN_CALLER):
-            live, orphans = self.vector_index_entries()
-        return IndexHealth("complete", live, orphans)
+            return IndexHealth("complete", self.vector_index_entries())
 
-    def await_vector_index(self) -> None:
-        """Wait until the vector index is complete (here always: at once)."""
+    def prepare_writes(self) -> None:
+        """Make the indexes writes use ready (a store may set some aside at close)."""
         return None
-
-    def prepare_writes(self, *, vectors: bool = True) -> None:
-        """Make the indexes writes use ready (a store may set some aside) and wait until they
-        and the vector index (with ``vectors``: writes by a matrix never search it) are built."""
-        if vectors:
-            self.await_vector_index()
-
-    def needs_healing(self) -> bool:
-        """Whether :meth:`heal_vector_index` would rebuild the index now."""
-        return False
 
     def neighbours(
         self,
@@ -373,20 +342,14 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         return False
 
     def clear(self) -> None:
-        """Delete every node and relationship (for tests and ``kgp reset``); the vector index
-        is rebuilt where it keeps orphans, since every vector in it just became one."""
+        """Delete every node and relationship (for tests and ``kgp reset``), and every entry of
+        the vector index."""
         again_after_restart(self._clear)  # (the same made twice)
 
     def _clear(self) -> None:
         self.run("clear", write=True)
         self.schema_ready = False  # the graph's encoder and schema records went too
         self.rebuild_vector_index()
-
-    def writes_era(self) -> int | None:
-        """A number that stays the same while every write the graph took was this store
-        object's own (what a process keeps of the graph between syncs holds only so long:
-        :mod:`kgp.ingest.memory`); None where the store cannot tell, so nothing is kept."""
-        return None
 
 
 @dataclass(eq=False, slots=True)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import atexit
+import re
 from collections.abc import Mapping, Sequence
+from hashlib import sha256
 from pathlib import Path
 from typing import Any, Self
 
@@ -25,20 +27,18 @@ from kgp.stores.falkor_indexes import (
 )
 from kgp.stores.falkor_params import params_header, plain
 from kgp.stores.falkor_reply import Reads
-from kgp.stores.falkor_saved import LoadedLog, SavedBeside, saved_path
 from kgp.stores.falkor_schema import FalkorSchema
 from kgp.stores.falkor_server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
 from kgp.stores.health import IndexHealth
 from kgp.stores.maintenance import Row
 from kgp.stores.model import DocumentGraph, passage_document
-from kgp.stores.own_writes import OwnWrites, server_count
 from kgp.stores.rows import documents_rows, write_whole
 from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
 from kgp.stores.vectors import PassageVectors
 
 
-class FalkorStore(SavedBeside, FalkorSchema):
+class FalkorStore(FalkorSchema):
     """The embedded store. ``open()`` starts (or joins) the data directory's server. Ids are
     unique by construction: a document's nodes are deleted and re-created by one atomic query,
     with ids derived from the document id, and indexed. FalkorDB's unique constraints crashed
@@ -56,7 +56,6 @@ class FalkorStore(SavedBeside, FalkorSchema):
         graph: str = "kgp",
         tracer: Tracer | None = None,
         start_timeout: float = 30.0,
-        park: bool = True,
         stall_seconds: float = STALL_SECONDS,
         load_timeout: float = LOAD_TIMEOUT,
     ) -> None:
@@ -70,14 +69,9 @@ class FalkorStore(SavedBeside, FalkorSchema):
         self._graph: Graph | None = None
         self._reads: Reads | None = None  # reads' own connections (RESP3)
         # the passages' vectors, in an index of kgp's own beside the graph (kgp.stores.vectors)
-        self.vectors = PassageVectors(
-            self._run_admin, saved_path(self.server, graph, "index").with_suffix(".usearch")
-        )
+        self.vectors = PassageVectors(self._run_admin, vectors_path(self.server.home, graph))
         # stops a server that holds a query unanswered without working (kgp.stores.stall)
         self._watch = StallWatch(self.server.server_pid, seconds=stall_seconds)
-        self._own = OwnWrites(lambda: server_count(self._db))  # whether others wrote (writes_era)
-        self._log = LoadedLog(self._own)  # whether it is the graph the server loaded (log_stamp)
-        self.park = park  # the last user to close sets the vector index aside (see below)
 
     def describe(self) -> str:
         return f"embedded FalkorDB in {self.server.home} (graph {self.graph_name!r})"
@@ -88,7 +82,6 @@ class FalkorStore(SavedBeside, FalkorSchema):
         self.server.start()
         atexit.register(self.close)
         self._connect()
-        self._log.opened(self.server.loaded)
         if not before_terms(self):  # (a migration opens the index after it)
             self._open_vectors()
         return self
@@ -107,9 +100,8 @@ class FalkorStore(SavedBeside, FalkorSchema):
         try:
             if self._graph is not None:
                 self.vectors.save()
-            park = self._park_indexes if self.park and self._graph is not None else None
-            before, after = self._log.stopping(park)  # the last user sets indexes aside
-            self.server.stop(before_shutdown=before, after_shutdown=after)
+            park = self._park_indexes if self._graph is not None else None
+            self.server.stop(before_shutdown=park)  # the last user sets indexes aside
         finally:
             self._watch.close()
             self._disconnect()
@@ -117,28 +109,19 @@ class FalkorStore(SavedBeside, FalkorSchema):
 
     # -- indexes off the open path (why: kgp.stores.falkor_indexes) ------------------------
 
-    def _park_indexes(self) -> bool:
-        """Before the last user stops the server; True when the stop is to take the start's
-        index build back out of the log (nothing else written since, no write index loaded)."""
+    def _park_indexes(self) -> None:
+        """Before the last user stops the server: the indexes only writes use go, and the
+        snapshot is written without them."""
         with self.reading_as(ADMIN_CALLER):
             indexed = self._indexes()[0]
-            present = [
-                (label, d)
-                for label, prop, _, d in WRITE_INDEXES
-                if (label, prop, "RANGE") in indexed
-            ]
-            log = self.server.log  # (write indexes the start built go back with its writes)
-            if log.only_start_writes() and {p for p, _ in present} <= set(log.start_built()):
-                return True
-            drops = [d for _, d in present]
+        drops = [d for label, prop, _, d in WRITE_INDEXES if (label, prop, "RANGE") in indexed]
         for name in drops:
             self._locked_write(name, {}, "cannot set an index aside")
         if drops:
             self._wait_for_indexes(stall=PARK_SECONDS)
             self.server.log.compact(min_bytes=0, growth=-1.0, timeout=PARK_COMPACT_SECONDS)
-        return False
 
-    def prepare_writes(self, *, vectors: bool = True) -> None:
+    def prepare_writes(self) -> None:
         """Build the write indexes the last stop set aside and wait until they are complete."""
         with self.reading_as(ADMIN_CALLER):
             indexed = self._indexes()[0]
@@ -147,7 +130,7 @@ class FalkorStore(SavedBeside, FalkorSchema):
             with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds them
                 built = self._build_write_indexes()
         self._wait_for_indexes()
-        if built or self.server.log.start_built():  # (a start's: in the log, not the snapshot)
+        if built:
             self._seal_indexes()
 
     def _build_write_indexes(self) -> list[str]:
@@ -172,8 +155,7 @@ class FalkorStore(SavedBeside, FalkorSchema):
     def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None:
         """A schema write under the data directory's lock: not by run(), whose reload takes it."""
         try:
-            with self._own.around() as own:
-                own(self.graph.query(params_header(parameters) + cypher.load(self.dialect, name)))
+            self.graph.query(params_header(parameters) + cypher.load(self.dialect, name))
         except redis.ResponseError as exc:
             raise StoreError(f"{self.describe()}: {what}: {exc}") from None
 
@@ -233,9 +215,9 @@ class FalkorStore(SavedBeside, FalkorSchema):
             answers.append({"i": row["i"], "bound": bound, "lowest": lowest, "hits": hits})
         return answers
 
-    def vector_index_entries(self) -> tuple[int, int]:
+    def vector_index_entries(self) -> int:
         self.vectors.catch_up()
-        return len(self.vectors), 0  # (it removes what the graph removes)
+        return len(self.vectors)
 
     def rebuild_vector_index(self) -> None:
         """Build the index beside the graph anew from the graph's vectors (kgp maintain)."""
@@ -243,14 +225,22 @@ class FalkorStore(SavedBeside, FalkorSchema):
         self._open_vectors()
 
     def index_health(self, sample: int = 10) -> IndexHealth:
+        """The index's entries and its recall@10 against exact search, over about ``sample``
+        passages drawn at random (drawn again, wider, where a draw kept none)."""
         with self.reading_as(ADMIN_CALLER):
-            live = self.vector_index_entries()[0]
+            live = self.vector_index_entries()
             if not live:
-                return IndexHealth("none", 0, 0)
-            share = min(1.0, 2.0 * sample / live)  # (about ``sample`` passages drawn)
-            rows = self.run("sample_passages", {"share": share, "limit": sample}) if sample else []
+                return IndexHealth("none", 0)
+            share, rows = min(1.0, 2.0 * sample / live), list[Row]()
+            while sample and not rows:
+                rows = self.run("sample_passages", {"share": share, "limit": sample})
+                if share >= 1.0:
+                    break
+                share = min(1.0, 4.0 * share)
+        if not rows:
+            return IndexHealth("complete", live)
         recall = self.vectors.recall_at_10([row["embedding"] for row in rows])
-        return IndexHealth("complete", live, 0, len(rows), recall)
+        return IndexHealth("complete", live, len(rows), recall)
 
     def _index_rows(self) -> list[list[Any]]:
         """``index_status``'s rows: each index version's label, fields and status."""
@@ -277,10 +267,8 @@ class FalkorStore(SavedBeside, FalkorSchema):
                 if not write:  # (over RESP3: kgp.stores.falkor_reply)
                     with self._watch.watching():
                         return self._opened()[1].rows(text)
-                self._log.data_writes += 1
-                with self._watch.watching(), self._own.around() as own:
+                with self._watch.watching():
                     result = self.graph.query(text)
-                    own(result)  # (what it changed: OwnWrites)
                 break
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 if self._watch.killed_now():
@@ -310,10 +298,6 @@ class FalkorStore(SavedBeside, FalkorSchema):
         header = [column[1] for column in (result.header or [])]
         names = [h.decode() if isinstance(h, bytes) else str(h) for h in header]
         return [dict(zip(names, map(plain, row), strict=True)) for row in result.result_set]
-
-    def writes_era(self) -> int:
-        with self._watch.watching():  # (a stuck server answers no INFO either)
-            return self._own.now()
 
     def checkpoint(self, *, force: bool = False) -> bool:
         """Compact the append-only file: safe whenever (a failed write reloads the server); and
@@ -363,10 +347,18 @@ class FalkorStore(SavedBeside, FalkorSchema):
 
     def _migrate_to_7(self) -> list[str]:
         """Schema 7: FalkorDB's vector index goes; each passage gets its key in the index beside
-        the graph (kgp.stores.vectors), which is built from the stored vectors."""
-        if ("Passage", "embedding", "VECTOR") in self._indexes()[0]:
+        the graph (kgp.stores.vectors), which is built from the stored vectors. Nothing to say
+        where neither was needed (a graph kgp 7 wrote, recorded older by hand)."""
+        done = ("Passage", "embedding", "VECTOR") in self._indexes()[0]
+        if done:
             self.run("drop_passage_vector", write=True)
-        while int(self.run("key_passages", {"limit": 5000}, write=True)[0]["n"]):
-            pass
+        while keyed := int(self.run("key_passages", {"limit": 5000}, write=True)[0]["n"]):
+            done = done or keyed > 0
         self._open_vectors()
-        return ["schema 7: vectors in an index beside the graph"]
+        return ["schema 7: vectors in an index beside the graph"] if done else []
+
+
+def vectors_path(home: Path, graph: str) -> Path:
+    """Where the index of ``graph``'s vectors lives, beside the server's files (owner-only)."""
+    readable = re.sub(r"[^A-Za-z0-9_-]", "_", graph)[:40]
+    return home / f"index-{readable}-{sha256(graph.encode()).hexdigest()[:8]}.usearch"

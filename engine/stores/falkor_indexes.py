@@ -1,22 +1,16 @@
 """FalkorDB's indexes: which there are, and waiting for them to be built for as long as the
 build goes on.
 
-FalkorDB builds its indexes in the background (after loading a snapshot, and the vector index
-after every start of kgp's embedded server, which sets it aside at the last close), and a write
-waits until they are complete. The HNSW vector index is built entry by entry, in time that grows
-faster than the graph (3 s at 10,000 passages here, 84 s at 100,000, 581 s at 307,000), so a
-fixed limit (900 s until 2026-11-26) would refuse every write from a new process to a graph of
-about a million passages, and each refusal's close drops the half-built index, so the next try
-starts over. So the wait has no fixed end: it gives up only when the build stops moving (no entry
-indexed for ``stall`` seconds), and tells a caller how far it is.
+FalkorDB builds its indexes in the background (after loading a snapshot, or when a write creates
+one), and a query meanwhile sees part of the graph: kgp waits until they are complete. The wait
+has no fixed end, since a large graph's build takes long: it gives up only when the build stops
+moving (no entry indexed for ``stall`` seconds), and tells a caller how far it is.
 
 Indexes off the open path: FalkorDB 4.16 builds every index of a snapshot while it loads it,
-before it answers anything, and the HNSW vector index entry by entry (37 s at 50,000 passages).
-So the last user to stop the server leaves a snapshot without the vector index and without the
-indexes only writes use (WRITE_INDEXES); a start loads the graph without them and builds the
-vector index again in the background, answering meanwhile (searches exact until it is
-complete), and writes build the others again and wait for all (FalkorStore.prepare_writes). A
-stop after nothing but that build takes it back out of the log instead (kgp.stores.falkor_log)."""
+before it answers anything. So the last user to stop the server leaves a snapshot without the
+indexes only writes use (WRITE_INDEXES), and a write session builds them again and waits for
+them (FalkorStore.prepare_writes). The passages' vectors are in no FalkorDB index at all
+(kgp.stores.vectors)."""
 
 from __future__ import annotations
 
@@ -46,12 +40,10 @@ RANGE_INDEXES = (
 )
 
 
-# Indexes only writes use (keywords looked up by term, edges by score, flags), set aside with
-# the vector index by the last user to stop the server (FalkorStore._park_indexes): a start
-# loads every index of the snapshot before it answers (a 50,000-passage graph: 4.25 s with
-# these, 2.42 s without). (label or relationship type, property, query creating it, query
-# dropping it.) None is on Passage: an index added to the passages' label would orphan every
-# vector (see above).
+# Indexes only writes use (keywords looked up by term, edges by score, flags), set aside by the
+# last user to stop the server (FalkorStore._park_indexes): a start loads every index of the
+# snapshot before it answers (a 50,000-passage graph: 4.25 s with these, 2.42 s without).
+# (label or relationship type, property, query creating it, query dropping it.)
 WRITE_INDEXES = (
     ("Keyword", "term", "index_keyword", "drop_index_keyword"),
     ("SIMILAR", "score", "index_similar_score", "drop_index_similar_score"),
@@ -70,10 +62,8 @@ PARK_COMPACT_SECONDS = 1800.0
 
 
 def before_terms(store: GraphStore) -> bool:
-    """Whether the graph records a schema older than 6, whose migration writes every passage
-    with the vector index set aside, then builds it: the open leaves it to the migration
-    (dropped during a build the open began, it waited for a batch of it: 3.3 s of a 100k
-    graph's migration). A graph that records none builds it at the open, as before."""
+    """Whether the graph records a schema older than 6, whose passages get their vector keys
+    only in the migration: the open leaves the vector index beside the graph to it."""
     with store.reading_as(ADMIN_CALLER):
         rows = store.run("graph_schema")
     return bool(rows) and rows[0]["schema"] is not None and int(rows[0]["schema"]) < 6
@@ -82,9 +72,9 @@ def before_terms(store: GraphStore) -> bool:
 def index_passage_terms(run: Callable[..., list[dict[str, Any]]], indexed: Indexed) -> bool:
     """Schema 6 (``run``: the store's): every passage gets its terms (kgp.text.index_terms), and
     the full-text index holds them instead of the texts; False where it did already. Writes
-    every passage, so the vector index goes first (FalkorDB 4.16 would keep an orphan vector
-    for each; the store builds it again), and the index of the texts too (each write would
-    split its text again); stopped anywhere, the next open does it all again."""
+    every passage, so an older kgp's FalkorDB vector index goes first (FalkorDB 4.16 would keep
+    an orphan vector for each), and the index of the texts too (each write would split its text
+    again); stopped anywhere, the next open does it all again."""
     texts, terms = (("Passage", p, "FULLTEXT") in indexed for p in ("text", "terms"))
     if terms and not texts and not run("any_passage_without_terms"):
         return False

@@ -27,7 +27,6 @@ from kgp.stores import processes
 from kgp.stores.falkor_config import binaries, server_config
 from kgp.stores.falkor_indexes import NOTICE_SECONDS
 from kgp.stores.falkor_log import AppendOnlyLog
-from kgp.stores.own_writes import Count
 from kgp.stores.processes import cpu_ticks, log_tail, lost_server, pid_alive, reap, rotate_log
 from redis.backoff import NoBackoff
 from redis.retry import Retry
@@ -77,9 +76,6 @@ class EmbeddedServer:
         self.log = AppendOnlyLog(self.home, self.client)
         self.holding = 0  # how deep this object is inside locked()
         self.serving: int | None = None  # the server it last started or joined
-        # the log's stamp and the server's count of changes as the server it last started
-        # loaded them (None: it joined one, or it could not tell); see FalkorStore.log_stamp
-        self.loaded: tuple[str, Count] | None = None
         self.on_wait: Callable[[str], None] | None = None  # told how far a long load is
 
     # -- files -------------------------------------------------------------------------------
@@ -237,7 +233,6 @@ class EmbeddedServer:
     def _launch_once(self) -> None:
         server, module = binaries()
         self.socket_path.unlink(missing_ok=True)
-        self.log.forget_mark()  # a mark holds for the server that was running when it was made
         text = server_config(self.home, self.socket_path, self.log_file, module)
         config = write_private(self.home / "redis.conf", text)
         rotate_log(self.log_file, LOG_MAX_BYTES)
@@ -291,24 +286,10 @@ class EmbeddedServer:
                     self._kill(pid)
                 self._launch()
                 self.launched = True
-                self.loaded = self._as_loaded()
-            else:
-                self.loaded = None
             self.serving = self.server_pid()
             user = self.users_dir / processes.user_name()
             write_private(user, "", encoding="ascii")
             self._user = user
-
-    def _as_loaded(self) -> tuple[str, Count] | None:
-        """The log's stamp and the count of changes of a server just started, this process
-        holding the lock (no other kgp process writes meanwhile): None if either moved while
-        it looked or could not be read."""
-        try:
-            count = self.log.count()
-            stamp = self.log.stamp()
-            return (stamp, count) if self.log.count() == count else None
-        except (redis.RedisError, OSError, KeyError, ValueError, StoreUnavailableError):
-            return None
 
     def reload(self) -> None:
         """Kill the server and start it again from its append-only file.
@@ -346,16 +327,9 @@ class EmbeddedServer:
             )
             self._launch()
 
-    def stop(
-        self,
-        before_shutdown: Callable[[], bool] | None = None,
-        after_shutdown: Callable[[str], None] | None = None,
-    ) -> None:
+    def stop(self, before_shutdown: Callable[[], None] | None = None) -> None:
         """Leave the server; the last user shuts it down (its append-only file is fsynced),
-        first calling ``before_shutdown`` (a failure there is logged: the server still stops).
-        When that returns True, the log is cut back to before the start's own writes once the
-        server is gone (see :mod:`kgp.stores.falkor_log`). Then ``after_shutdown`` is given
-        the log's stamp, the lock still held (no server runs, nothing can write)."""
+        first calling ``before_shutdown`` (a failure there is logged: the server still stops)."""
         if self._user is None:
             return
         with self.locked():
@@ -367,10 +341,9 @@ class EmbeddedServer:
             if pid is None or not pid_alive(pid):
                 self.pid_file.unlink(missing_ok=True)
                 return
-            take_back = False
             if before_shutdown is not None:
                 try:
-                    take_back = before_shutdown()
+                    before_shutdown()
                 except (KgpError, redis.RedisError, OSError) as exc:
                     logger.warning("before stopping the FalkorDB server in %s: %s", self.home, exc)
             try:
@@ -382,15 +355,6 @@ class EmbeddedServer:
                 if "Errors trying to SHUTDOWN" not in str(exc):
                     raise StoreUnavailableError(f"FalkorDB server refused to stop: {exc}") from None
             self._kill(pid, signal=None)
-            if pid_alive(pid):
-                return
-            if take_back:
-                self.log.take_back()
-            if after_shutdown is not None:
-                try:
-                    after_shutdown(self.log.stamp())
-                except Exception as exc:  # (a save beside the graph: the stop is made)
-                    logger.warning("after stopping the FalkorDB server in %s: %s", self.home, exc)
 
     def _reap_if_child(self) -> None:
         if self._process is not None and self._process.poll() is not None:

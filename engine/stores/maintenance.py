@@ -6,8 +6,7 @@ everything here goes through ``run`` with named queries."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kgp.access import DEFAULT_GROUPS
@@ -42,23 +41,6 @@ class StoreMaintenance(RunsQueries):
 
     @abstractmethod
     def describe(self) -> str: ...
-
-    # -- files kept beside the graph (the embedded store's: kgp.stores.falkor_saved) ---------
-
-    def log_stamp(self) -> str | None:
-        """A stamp of the graph as this store's server loaded it, while it is still that graph
-        (nothing written since but this store's own index changes): a file saved with the same
-        stamp describes it. None where the store cannot tell (Neo4j, another process's write)."""
-        return None
-
-    def saved_file(self, name: str) -> Path | None:
-        """Where the file ``name`` kept beside this graph lives; None where none is kept."""
-        return None
-
-    def on_last_stop(self, era: int, save: Callable[[str], None]) -> None:
-        """Make ``save(stamp)`` at this store's close if it stops the server, with the stamp the
-        next start's :meth:`log_stamp` will have, provided no other process changed the graph
-        since ``era`` (:meth:`writes_era`). Nothing where no file is kept."""
 
     def passages_needing_knn(self, limit: int = 1000, after: str = "") -> list[PassageVector]:
         """Passages flagged because a removed or replaced document held some of their SIMILAR
@@ -204,7 +186,7 @@ class StoreMaintenance(RunsQueries):
 
     def _migrate_to_2(self) -> list[str]:
         """Flags become relationships (every passage flagged for an exact refill), passages
-        get text hashes, and the vector index is rebuilt without orphans."""
+        get text hashes, and the vector index is rebuilt."""
         self.run("migrate_flags", write=True)
         after = ""
         while rows := self.run("passages_without_text_hash", {"limit": 2000, "after": after}):

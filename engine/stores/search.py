@@ -1,4 +1,4 @@
-"""Finding passages: the vector index searched to a depth that sees past orphaned vectors and
+"""Finding passages: the vector index searched to a depth that sees past passages excluded and
 passages the caller may not read, and full-text matches ranked by BM25 over what the caller may
 read. :class:`GraphStore` inherits it; everything goes through ``run`` with named queries."""
 
@@ -82,10 +82,9 @@ class StoreSearch(RunsQueries):
         with every entry).
 
         The vector index is asked to a depth, then deeper for the vectors that came back short:
-        orphaned vectors (FalkorDB 4.16 keeps the vector of every deleted or rewritten passage),
         excluded passages and those of documents the caller may not read take places in the
-        index's answer without being returned. A depth of the index's size bound (live passages
-        plus orphans) has seen everything; ``depth_cap`` stops earlier. ``start``: the first
+        index's answer without being returned. A depth of the index's size has seen
+        everything; ``depth_cap`` stops earlier. ``start``: the first
         depth, where a caller knows the vectors need more than :func:`first_depth`; ``above``:
         per vector, a similarity its ``want`` hits and their ties are thought to lie above (only
         what lies above it is returned; a vector with fewer above it is asked again without it,
@@ -117,14 +116,12 @@ class StoreSearch(RunsQueries):
                 for i in pending
             ]
             seen = {int(r["i"]): r for r in self._knn_candidates(rows)}
-            # a vector whose every index entry at this depth was an orphan gets no row
             bound = next((int(r["bound"]) for r in seen.values()), None)
             again: list[int] = []
             deeper: dict[int, int] = {}  # vector -> the depth it would be asked to next
             for i in pending:
                 row = seen.get(i)
-                # while FalkorDB swaps a label's index for a new one (a rebuild), the vector
-                # procedure can return a node from each: keep each passage once
+                # each passage once (Neo4j's index may return a node twice while it changes)
                 best = {
                     str(pid): float(sim)
                     for pid, sim in (row["hits"] if row else [])
@@ -172,31 +169,14 @@ class StoreSearch(RunsQueries):
         query = "knn_candidates_all" if reads_all(self, self.caller_now()) else "knn_candidates"
         return self.run(query, {"rows": rows})
 
-    def vector_index_build(self) -> tuple[int, float | None]:
-        """While a start builds the vector index (searches meanwhile are exact, and slow): the
-        entries it has yet to index and about how many seconds that takes (None: not known yet).
-        (0, 0.0) where none is being built, as in a store that keeps its index."""
-        return 0, 0.0
-
-    def vector_index_entries(self) -> tuple[int, int]:
-        """The vector index's live passages and orphaned vectors (vectors of deleted or
-        rewritten passages it still holds; 0 where the store removes them)."""
+    def vector_index_entries(self) -> int:
+        """How many passages the vector index holds."""
         rows = self.run("vector_index_bound")
-        return (int(rows[0]["live"]), int(rows[0]["orphans"])) if rows else (0, 0)
-
-    def search_breadth(self) -> int:
-        """How many candidates the vector index examines per search whatever depth is asked
-        (FalkorDB's efRuntime): asking that deep costs the index no more than asking less.
-        0 where the store does not say."""
-        return 0
+        return int(rows[0]["live"]) if rows else 0
 
     def vector_index_bound(self) -> int:
         """How deep a vector search must go to see every entry of the index."""
-        return sum(self.vector_index_entries())
-
-    def orphaned_vectors(self) -> int:
-        """Vectors of deleted passages still in the vector index."""
-        return self.vector_index_entries()[1]
+        return self.vector_index_entries()
 
     def passage_embeddings(self, ids: Iterable[str]) -> dict[str, list[float]]:
         """The embeddings of passages by id (those that exist), nothing else: what linking

@@ -6,20 +6,25 @@ twice; a passage written again gets a new one). The index file is derived from i
 open and checked against the graph's keys (those missing added from their stored vectors, those
 the graph no longer holds removed), so a kill at any point, a restored backup or a file deleted
 by hand all end in an index equal to the graph. A process keeps up with writes of others by the
-graph's counter (every search reads it: keys above the index's are added) and drops the keys a
-search finds gone. Every hit is read back through the graph, with the caller's access filter, so
-a removed passage is never returned. Why: docs/decisions/0001-vectors-beside-the-graph.md."""
+graph's counter (every search reads it: keys above the index's are added); keys others removed
+stay until its next open, and are never returned: every hit is read back through the graph, with
+the caller's access filter. Why: docs/decisions/0001-vectors-beside-the-graph.md."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+# onnxruntime (PyMuPDF's layout reader) imported after usearch 2.26 crashes the process, before
+# it does not: loaded first where it is installed (docs/decisions/0001-vectors-beside-the-graph.md)
+with suppress(ImportError):
+    import onnxruntime  # noqa: F401
 from usearch.index import Index
 
 Run = Callable[..., list[dict[str, Any]]]  # the store's ``run`` (named queries)

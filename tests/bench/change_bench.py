@@ -36,7 +36,6 @@ def measure(graph: Path, work: Path, writer: UnigramWriter) -> dict[str, float]:
     (added / "added.md").write_text("# Added\n\n" + text)
     log = TraceLog()
     with kgp.open(data_dir=copy, loaded_encoder=StandInEncoder()) as kg:
-        kg.store.await_vector_index()
         passages = kg.stats().labels.get("Passage", 0)
         kg.store.tracer = log
         began = time.perf_counter()

@@ -1,18 +1,19 @@
-"""Whether FalkorDB 4.16 answers concurrent reads right with more than one query thread.
+"""Whether the embedded store answers concurrent reads right at FalkorDB's default query threads.
 
-kgp's embedded server runs one query thread (``THREAD_COUNT 1``) because concurrent vector-index
-queries returned each other's rows (``tests/test_concurrency.py``). This asks each kind of read a
+FalkorDB 4.16's vector-index queries returned each other's rows when asked at once, so kgp's
+server once ran one query thread; its vectors are now searched in kgp's own index
+(kgp.stores.vectors) and the server runs its default threads. This asks each kind of read a
 question makes of one graph, first each query alone, then all of them from ``--clients`` threads
-at once, ``--rounds`` times, on a server started with ``--threads`` query threads; a mismatch is
-an answer that differs from the same query's alone. The graph: the first ``--documents`` entries
-of the 2Wiki train corpus (one document each), embedded by the scale bench's stand-in encoder.
+at once, ``--rounds`` times; a mismatch is an answer that differs from the same query's alone.
+The graph: the first ``--documents`` entries of the 2Wiki train corpus (one document each),
+embedded by the scale bench's stand-in encoder.
 
-    python -m tests.bench.falkor_threads_bench [--threads 4] [--clients 8] [--rounds 10]
+    python -m tests.bench.falkor_threads_bench [--clients 8] [--rounds 10]
 
-Kinds: ``vector`` (the vector index's queryNodes), ``exact`` (the same nearest passages by
-cosine over every vector, no index), ``fulltext`` (one full-text term's postings), ``neighbours``
-(the traversal's batched expansion), ``nodes`` (passages by id). The last line is one JSON
-object: per kind, queries asked, mismatches and queries that found nothing alone.
+Kinds: ``vector`` (the index beside the graph, each hit read back through the graph),
+``fulltext`` (one full-text term's postings), ``neighbours`` (the traversal's batched expansion),
+``nodes`` (passages by id). The last line is one JSON object: per kind, queries asked,
+mismatches and queries that found nothing alone.
 """
 
 from __future__ import annotations
@@ -29,26 +30,12 @@ from typing import Any
 import kgp
 import numpy as np
 from kgp.access import ADMIN_CALLER
-from kgp.stores import falkor_server
 
 from tests.bench.scale_bench import StandInEncoder
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO.parent / "shared" / "data" / "qa" / "train" / "2wiki_corpus.json"
 QUERIES = 24  # of each kind
-
-
-def with_threads(threads: int) -> None:
-    """Start the embedded server with ``threads`` query threads instead of one."""
-    config = falkor_server.server_config
-
-    def server_config(*args: Any) -> str:
-        text = config(*args)
-        if "THREAD_COUNT 1" not in text:
-            sys.exit("the embedded server's configuration no longer sets THREAD_COUNT 1")
-        return text.replace("THREAD_COUNT 1", f"THREAD_COUNT {threads}")
-
-    falkor_server.server_config = server_config  # type: ignore[assignment]
 
 
 def write_documents(folder: Path, documents: int) -> list[str]:
@@ -72,10 +59,6 @@ def kinds(kg: kgp.KnowledgeGraph, titles: list[str]) -> dict[str, list[Callable[
     def vector(v: np.ndarray) -> Callable[[], Any]:
         return lambda: [(h.id, h.score) for h in store.vector_search(v.tolist(), 20)]
 
-    def exact(v: np.ndarray) -> Callable[[], Any]:
-        row = {"i": 0, "vector": v.tolist(), "bar": None, "exclude_doc": "", "exclude": []}
-        return lambda: store.run("knn_exact", {"row": row, "limit": 20})
-
     def fulltext(word: str) -> Callable[[], Any]:
         return lambda: [(h.id, h.score) for h in store.fulltext_search(word, 20)]
 
@@ -87,7 +70,6 @@ def kinds(kg: kgp.KnowledgeGraph, titles: list[str]) -> dict[str, list[Callable[
 
     return {
         "vector": [vector(v) for v in vectors],
-        "exact": [exact(v) for v in vectors],
         "fulltext": [fulltext(w) for w in words],
         "neighbours": [neighbours(b) for b in batches],
         "nodes": [nodes(b) for b in batches],
@@ -104,21 +86,18 @@ def asked(kg: kgp.KnowledgeGraph, call: Callable[[], Any]) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=4, help="the server's query threads")
     parser.add_argument("--clients", type=int, default=8, help="threads asking at once")
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--documents", type=int, default=2000)
     args = parser.parse_args()
     if not CORPUS.is_file():
         sys.exit(f"no corpus at {CORPUS}")
-    with_threads(args.threads)
     results: dict[str, dict[str, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         titles = write_documents(Path(tmp) / "docs", args.documents)
         with kgp.open(data_dir=Path(tmp) / "kb", loaded_encoder=StandInEncoder()) as kg:
             report = kg.sync(Path(tmp) / "docs")
-            print(f"{report.passages} passages, server query threads {args.threads}")
-            kg.store.await_vector_index()
+            print(f"{report.passages} passages, the server's default query threads")
             for kind, calls in kinds(kg, titles).items():
                 alone = [asked(kg, call) for call in calls]
                 with ThreadPoolExecutor(max_workers=args.clients) as pool:
@@ -132,7 +111,7 @@ def main() -> None:
                     f"{kind:<11} {len(together):>5} queries at once, {wrong:>5} mismatches "
                     f"({empty} of {len(alone)} empty alone)"
                 )
-    print(json.dumps({"threads": args.threads, "clients": args.clients, **results}))
+    print(json.dumps({"clients": args.clients, **results}))
 
 
 if __name__ == "__main__":

@@ -20,26 +20,20 @@ passages/s here: hours at 1M). The output says which.
 
 Per size: ``write_rows_per_s`` (passages through ``kg.sync`` per second: reading, keywords,
 vectors, writes and k-NN links), ``store_mb`` (the FalkorDB server's resident memory) and
-``kb_per_passage``, ``reopen_s`` (close, open, first answered question), ``index_ready_s`` (the
-vector index built again in the background after the start; questions meanwhile are answered by
-exact search), retrieve ``p50_ms`` / ``p95_ms`` (once the index is complete; the default
-configuration, k 30, the same question styles at every size),
-``recall_at_10`` (the vector index against exact search over every passage vector), ``add_s``
-(one new 50-passage document, once the index is complete: the median of three adds of new
-texts, ``add_runs_s``; each run's store queries are printed, the slowest first; by the matrix
-the last holder saved, ``restored``, where the reopened session's first write,
-``first_write_s``, a removal of nothing, restored it: kgp.ingest.whole_file), ``index_add_s``
-(the same add by the vector index, in the same session once it holds no matrix) and
-``cold_add_s`` (the same add as
-``kgp add`` makes it in a new process: the start, the indexes the last close set aside built
-again and waited for, then the add; null with ``--no-cold-add``) and ``kept_add_s`` (the same
-add in the session that synced the graph, whose client keeps every vector across its syncs and
-links by their matrix, as a long-lived ``kgp sync --watch`` or ``kgp serve`` does; null where
-the sync kept none: ``--as-it-stands``, or a resumed sync that never read every vector), and
-``hold_s`` and ``held_add_s`` (in the reopened session, which did not write the graph: the read
-of every vector that ``kgp serve`` and ``kgp sync --watch`` start, ``hold_vectors``, then the
-same add by the matrix it read). A measurement removes what it added. The last line is one
-JSON object keyed by size.
+``kb_per_passage`` (with the vector index file beside the graph: ``index_mb``), ``reopen_s``
+(close, open, first answered question), ``index_ready_s`` (to full speed: the vector index is
+loaded at the open, so the same moment), retrieve ``p50_ms`` / ``p95_ms`` (the default
+configuration, k 30, the same question styles at every size), ``recall_at_10`` (the vector
+index against exact search over every passage vector), ``add_s`` (one new 50-passage document
+in the reopened session: the median of three adds of new texts, ``add_runs_s``; each run's
+store queries are printed, the slowest first), ``first_write_s`` (that session's first write, a
+removal of nothing), ``cold_add_s`` (the same add as ``kgp add`` makes it in a new process: the
+start, the indexes the last close set aside built again and waited for, then the add; null with
+``--no-cold-add``) and ``kept_add_s`` (the same add in the session that synced the graph, as a
+long-lived ``kgp sync --watch`` or ``kgp serve`` makes it; null with ``--as-it-stands``). Keys of
+the matrix of every vector that kgp once kept beside the index (``restored``, ``hold_s``,
+``held_add_s``) stay, null; ``index_add_s`` is ``add_s`` (every add goes by the index). A
+measurement removes what it added. The last line is one JSON object keyed by size.
 
 With ``KGP_STORE=neo4j`` (and ``KGP_NEO4J_URI``, ``KGP_NEO4J_PASSWORD``, ``KGP_NEO4J_DATABASE``)
 the same runs against a Neo4j server or cluster. Its graph outlives ``--work-dir``, so each size
@@ -356,13 +350,11 @@ def measure(
     started = time.perf_counter()
     with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
         kg.retrieve(questions[0], 30)
-        reopen_s = time.perf_counter() - started  # to the first answer
-        say(size, f"reopened, first answer in {reopen_s:.2f} s; waiting for the vector index")
-        kg.store.await_vector_index()  # built again in the background after a start
-        if as_it_stands:  # no sync has just built the index: its memory counts from here
+        reopen_s = index_s = time.perf_counter() - started  # to the first answer, full speed
+        say(size, f"reopened, first answer in {reopen_s:.2f} s")
+        if as_it_stands:
             store_mb = memory_mb(store_server_pid(kg.store))
-        index_s = time.perf_counter() - started
-        say(size, f"vector index complete {index_s:.2f} s after the start")
+        index_mb = index_file_mb(kg)
         for question in questions[:3]:  # warm: models and caches
             kg.retrieve(question, 30)
         times = []
@@ -375,23 +367,16 @@ def measure(
         added = folder.parent / f"added-{size}"
         shutil.rmtree(added, ignore_errors=True)
         added.mkdir()
-        # what an earlier measurement added (one stopped, or an older bench), here where the
-        # index is complete (a write waits for it: at 1M, half an hour); its first text differs
-        began = time.perf_counter()  # (the session's first write: it restores the matrix
-        if kg.remove(ADDED):  # the last holder saved, where the graph is still the one saved)
+        # what an earlier measurement added (one stopped, or an older bench); its text differs
+        began = time.perf_counter()  # (the session's first write)
+        if kg.remove(ADDED):
             writer.sentences(50, writer.topic(7))
         first_write_s = time.perf_counter() - began
-        restored = kg._kept is not None and kg._kept.memory.whole.known
-        say(size, f"first write {first_write_s:.2f} s, saved matrix restored: {restored}")
+        say(size, f"first write {first_write_s:.2f} s")
         adds = timed_adds(size, kg, writer, added / ADDED)
         add_s = statistics.median(adds)
         say(size, f"add {add_s:.2f} s")
-        hold_s, held_add_s = held_adds(size, kg, writer, added / ADDED)
-        kg._kept = None  # what it held forgotten: its writes since leave no saved matrix to
-        index_adds = timed_adds(size, kg, writer, added / ADDED)  # restore, so by the index
-        say(size, f"add by the index {statistics.median(index_adds):.2f} s")
         kg.remove(ADDED)  # the graph is left as it was found
-        kg.hold_vectors()  # (read again, so that the close saves them for the next session)
     cold_add_s: float | None = None
     if cold_add:  # the same add as ``kgp add`` makes it in a new process: the start, then the
         # add, which first waits for the indexes the last close set aside to be built again
@@ -402,11 +387,10 @@ def measure(
             kg.add(added / ADDED)
             cold_add_s = time.perf_counter() - began
             kg.store.tracer = None
-            held = kg._kept is not None and kg._kept.memory.whole.known
             say(
                 size,
                 f"a new session's add {cold_add_s:.2f} s: the open {opened_s:.2f} s, then "
-                f"(every vector held: {held}) {by_query(log)}",
+                f"{by_query(log)}",
             )
             kg.remove(ADDED)
     quantiles = statistics.quantiles(times, n=20)
@@ -419,55 +403,39 @@ def measure(
         "index_ready_s": round(index_s, 2),
         "add_s": round(add_s, 2),
         "add_runs_s": [round(seconds, 2) for seconds in adds],
-        "restored": restored,
-        "index_add_s": round(statistics.median(index_adds), 2),
+        "restored": None,
+        "index_add_s": round(add_s, 2),
         "first_write_s": round(first_write_s, 2),
         "cold_add_s": None if cold_add_s is None else round(cold_add_s, 2),
         "kept_add_s": None if kept_add_s is None else round(kept_add_s, 2),
-        "hold_s": None if hold_s is None else round(hold_s, 2),
-        "held_add_s": None if held_add_s is None else round(held_add_s, 2),
+        "hold_s": None,
+        "held_add_s": None,
         "store_mb": round(store_mb, 1),
-        "kb_per_passage": round(1024 * store_mb / max(passages, 1), 2),
+        "index_mb": round(index_mb, 1),
+        "kb_per_passage": round(1024 * (store_mb + index_mb) / max(passages, 1), 2),
         "recall_at_10": round(recall, 3),
     }
 
 
-def kept_adds(size: int, kg: Any, writer: UnigramWriter, folder: Path) -> float | None:
-    """The add (median of ADDS) in the session that synced the graph, whose client keeps every
-    vector across its syncs (kgp.ingest.memory): what a long-lived process that wrote the graph
-    (``kgp sync --watch``, ``kgp serve``) pays; None where its sync kept none (one resumed on a
-    graph it did not write, with too little to link to be worth reading every vector)."""
-    kept = kg._kept
-    if kept is None or not kept.memory.whole.known:
-        say(size, "this run's sync kept no matrix of every vector: no kept add")
-        return None
-    kg.store.await_vector_index()  # a write waits for the build the first sync left
+def kept_adds(size: int, kg: Any, writer: UnigramWriter, folder: Path) -> float:
+    """The add (median of ADDS) in the session that synced the graph: what a long-lived process
+    that wrote the graph (``kgp sync --watch``, ``kgp serve``) pays."""
     added = folder.parent / f"added-{size}"
     shutil.rmtree(added, ignore_errors=True)
     added.mkdir()
     adds = timed_adds(size, kg, writer, added / ADDED)
     kg.remove(ADDED)
-    if not kept.memory.whole.known:
-        raise SystemExit(f"{size}: the kept matrix was dropped during the adds")
-    say(size, f"kept add {statistics.median(adds):.2f} s (by the matrix of every vector)")
+    say(size, f"kept add {statistics.median(adds):.2f} s (in the session that synced)")
     return statistics.median(adds)
 
 
-def held_adds(
-    size: int, kg: Any, writer: UnigramWriter, path: Path
-) -> tuple[float | None, float | None]:
-    """In a session that did not write the graph: the read of every vector (``hold_vectors``,
-    as ``kgp serve`` and ``kgp sync --watch`` start it), then the add (median of ADDS) by the
-    matrix it holds; Nones where it held none."""
-    began = time.perf_counter()
-    if not kg.hold_vectors():
-        say(size, "every vector read, but not held: no held add")
-        return None, None
-    hold_s = time.perf_counter() - began
-    say(size, f"every vector held in {hold_s:.2f} s")
-    adds = timed_adds(size, kg, writer, path)
-    say(size, f"held add {statistics.median(adds):.2f} s (by the matrix it read)")
-    return hold_s, statistics.median(adds)
+def index_file_mb(kg: Any) -> float:
+    """The resident size of the embedded store's vector index, as its file holds it (0 for a
+    store whose database keeps the index: Neo4j)."""
+    vectors = getattr(kg.store, "vectors", None)
+    path = getattr(vectors, "path", None)
+    kg.store.checkpoint()  # (saved as it stands)
+    return path.stat().st_size / 1e6 if path is not None and path.exists() else 0.0
 
 
 def write_added(writer: UnigramWriter, path: Path) -> None:
@@ -480,9 +448,7 @@ def write_added(writer: UnigramWriter, path: Path) -> None:
 
 def timed_adds(size: int, kg: Any, writer: UnigramWriter, path: Path) -> list[float]:
     """The add of a new 50-passage document ADDS times, each run's seconds; says where each
-    went. Each run's text is new (the last run's document removed first, untimed): a document
-    removed and added again unchanged would meet its own removed vectors, which FalkorDB 4.16
-    keeps in the index for the session, at the top of every search."""
+    went. Each run's text is new (the last run's document removed first, untimed)."""
     seconds = []
     for _ in range(ADDS):
         write_added(writer, path)
@@ -498,9 +464,8 @@ def timed_adds(size: int, kg: Any, writer: UnigramWriter, path: Path) -> list[fl
 
 def reopen_times(size: int, work: Path, encoder: Encoder, count: int, runs: int) -> dict:
     """Only the reopen to the first answer of a graph an earlier run left, ``runs`` times (a
-    start's time varies by seconds here; each close of a start that wrote nothing else takes its
-    index build back, so every run loads the same snapshot). (The read of every vector that
-    ``kgp serve`` starts waits for the vector index's build: ``measure`` times it.)"""
+    start's time varies by seconds here; a session that only reads writes nothing, so every run
+    loads the same snapshot)."""
     folder, data_dir = work / f"docs-{size}", work / f"kb-{size}"
     if not data_dir.is_dir():
         raise SystemExit(f"{size}: no graph in {data_dir} to reopen; build it first")
@@ -527,7 +492,6 @@ def caller_times(size: int, work: Path, encoder: Encoder, count: int) -> dict:
     questions = questions_from(sentences_in(work / f"docs-{size}"), count)
     times: dict[str, list[float]] = {"admin": [], "covered": [], "checked": []}
     with kgp.open(data_dir=data_dir, loaded_encoder=encoder, groups="public") as kg:
-        kg.store.await_vector_index()
         for question in questions[:3]:  # warm: models and caches
             kg.retrieve(question, 30)
         for question in questions:
