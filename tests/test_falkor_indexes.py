@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from kgp.errors import StoreUnavailableError
 from kgp.stores import FalkorStore, falkor_indexes
-from kgp.stores.falkor_indexes import describe, progress, wait_for_indexes
+from kgp.stores.falkor_indexes import describe, progress, unfinished, wait_for_indexes
 from kgp.stores.falkor_params import cypher_value
 
 
@@ -78,11 +78,11 @@ def test_a_store_waits_for_a_real_build_and_says_how_far_it_is(
             "CREATE VECTOR INDEX FOR (p:P) ON (p.e) OPTIONS {dimension: 32, "
             "similarityFunction: 'cosine'}"
         )
-        seen = store._building()
+        seen = unfinished(store._index_rows())
         store.on_wait = told.append
         monkeypatch.setattr(falkor_indexes, "NOTICE_SECONDS", 0.0)
         store._wait_for_indexes()
-        assert not store._building()
+        assert not unfinished(store._index_rows())
     assert "P" in seen and progress(seen["P"]) is not None
     assert told and all("of 30,000" in line for line in told)
 

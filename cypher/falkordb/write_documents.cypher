@@ -27,6 +27,12 @@ MERGE (m:Meta {id: 'kgp'})
 WITH old_counts, m, coalesce(m.next_vkey, 1) AS base
 SET m.next_vkey = base + size($passages) + size($table_passages)
 WITH old_counts, base
+// the keys of the passages the documents replace, which the index beside the graph drops
+CALL {
+  UNWIND $doc_ids AS doc_id
+  MATCH (x:Passage {doc_id: doc_id})
+  RETURN collect(x.vkey) AS replaced_keys
+}
 CALL {
   UNWIND $docs AS r
   WITH collect(DISTINCT reduce(s = '', g IN coalesce(r.groups, []) | s + ',' + g)) AS sets
@@ -117,4 +123,4 @@ CALL {
   WHERE k.df = 0
   DELETE k
 }
-RETURN size($docs) AS written, base AS first_key
+RETURN size($docs) AS written, base AS first_key, replaced_keys

@@ -57,7 +57,6 @@ ADMIN_QUERIES = frozenset(
         "count_weak_edges",
         "knn_budget",
         "document_passage_texts",
-        "document_vector_keys",
         "dump_nodes",
         "dump_relationships",
         "fulltext_term_all",

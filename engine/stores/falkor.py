@@ -165,55 +165,58 @@ class FalkorStore(FalkorSchema):
         if not graphs:
             return
         rows = documents_rows(graphs, self.dimension, with_terms=self.terms_indexed)
-        replaced = self._vector_keys(rows["doc_ids"])
         written = write_whole(self, rows)
-        self.vectors.removed(replaced)
+        self.vectors.removed(written.get("replaced_keys") or [])
         new = rows["passages"] + rows["table_passages"]
         first = int(written.get("first_key") or 0)
         vectors = {first + r["slot"]: r["embedding"] for r in new}
         self.vectors.added(vectors, first, first + len(new))
 
     def delete_document(self, doc_id: str) -> bool:
-        keys = self._vector_keys([doc_id])
-        found = super().delete_document(doc_id)
-        self.vectors.removed(keys)
-        return found
-
-    def _vector_keys(self, doc_ids: Sequence[str]) -> list[int]:
-        with self.reading_as(ADMIN_CALLER):
-            rows = self.run("document_vector_keys", {"doc_ids": list(doc_ids)})
-        return [int(k) for k in (rows[0]["keys"] if rows else []) if k is not None]
+        rows = self.run("delete_document", {"id": doc_id}, write=True)
+        self.vectors.removed(rows[0]["keys"] if rows else [])
+        return bool(rows and rows[0]["found"])
 
     def _knn_candidates(self, rows: list[dict[str, Any]]) -> list[Row]:
         """``knn_candidates``' rows from the index beside the graph: each row's keys to its
         depth, read back through the graph with the caller's access filter."""
-        self.vectors.catch_up()
-        found = self.vectors.search([r["vector"] for r in rows], max(r["limit"] for r in rows))
-        bars = [-2.0 if r["bar"] is None else float(r["bar"]) for r in rows]
-        wanted: set[int] = set()
-        for row, bar, entries in zip(rows, bars, found, strict=True):
-            wanted.update(key for key, sim in entries[: row["limit"]] if sim > bar)
-        ids: dict[int, str | None] = {}
-        if wanted:
-            every = reads_all(self, self.caller_now())  # (a query that reads no document)
-            query = "knn_passages_all" if every else "knn_passages"
-            joined = self.run(query, {"keys": sorted(wanted)})
-            # (a key gone from the graph, removed by another process, gets no row: this index
-            # keeps it until its next open, never returning it)
-            ids = {int(r["key"]): (None if r["id"] is None else str(r["id"])) for r in joined}
+        found, ids = self._searched(rows)
+        if self.vectors.behind(ids.pop(-1, None)):  # another process wrote: caught up, again
+            self.vectors.catch_up()
+            found, ids = self._searched(rows)
+            ids.pop(-1, None)
         bound, answers = len(self.vectors), []
-        for row, bar, entries in zip(rows, bars, found, strict=True):
+        for row, entries in zip(rows, found, strict=True):
+            bar = -2.0 if row["bar"] is None else float(row["bar"])
             entries = entries[: row["limit"]]
             exclude = set(row["exclude"])
             hits = []
             for key, similarity in entries:
-                pid = ids.get(key) if similarity > bar else None
+                pid = str(ids[key]) if similarity > bar and ids.get(key) is not None else None
                 if pid is None or pid in exclude or passage_document(pid) == row["exclude_doc"]:
                     continue
                 hits.append([pid, similarity])
             lowest = entries[-1][1] if entries else None
             answers.append({"i": row["i"], "bound": bound, "lowest": lowest, "hits": hits})
         return answers
+
+    def _searched(
+        self, rows: list[dict[str, Any]]
+    ) -> tuple[list[list[tuple[int, float]]], dict[int, Any]]:
+        """Each row's keys to its depth, and the passage id of each key above its row's bar
+        (None: gone, or not the caller's to read); under the key -1, the graph's key counter,
+        which the same query reads."""
+        found = self.vectors.search([r["vector"] for r in rows], max(r["limit"] for r in rows))
+        wanted: set[int] = set()
+        for row, entries in zip(rows, found, strict=True):
+            bar = -2.0 if row["bar"] is None else float(row["bar"])
+            wanted.update(key for key, sim in entries[: row["limit"]] if sim > bar)
+        every = reads_all(self, self.caller_now())  # (a query that reads no document)
+        joined = self.run("knn_passages_all" if every else "knn_passages", {"keys": sorted(wanted)})
+        # (a key another process removed gets no id: this index keeps it until its next open)
+        ids: dict[int, Any] = {int(r["key"]): r["id"] for r in joined if r["key"] is not None}
+        ids[-1] = int(joined[0]["next"]) if joined else None
+        return found, ids
 
     def vector_index_entries(self) -> int:
         self.vectors.catch_up()

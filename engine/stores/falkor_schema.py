@@ -11,10 +11,13 @@ from kgp.access import ADMIN_CALLER
 from kgp.errors import ConfigurationError
 from kgp.stores.base import GraphStore
 from kgp.stores.falkor_indexes import INDEX_STALL_SECONDS, RANGE_INDEXES, Indexed, indexes_of
+from kgp.stores.vectors import PassageVectors
 
 
 class FalkorSchema(GraphStore):
     """The indexes of :class:`~kgp.stores.falkor.FalkorStore`'s graph."""
+
+    vectors: PassageVectors
 
     def _wait_for_indexes(self, stall: float = INDEX_STALL_SECONDS) -> None:
         raise NotImplementedError  # (the store's: it polls its server)
@@ -23,6 +26,9 @@ class FalkorSchema(GraphStore):
         raise NotImplementedError  # (the store's: a compaction)
 
     def vector_dimension(self) -> int | None:
+        held = self.vectors.dimension  # (the index beside the graph, once open: no query)
+        if held is not None:
+            return held
         with self.reading_as(ADMIN_CALLER):  # (a length: nothing of any passage)
             rows = self.run("vector_index_dimension")
             if rows and rows[0]["dimension"] is not None:

@@ -228,11 +228,15 @@ def write_whole(store: Writes, rows: Mapping[str, Any]) -> dict[str, Any]:
     the documents' passages have every keyword link it was given (a store whose writes are
     never short: once; else one more read a write, of those documents' links). After
     WRITE_TRIES short writes the documents are removed, so each is whole or absent and the next
-    sync writes it; a StoreError says so. Returns the last write's row."""
+    sync writes it; a StoreError says so. Returns the last write's row, with the
+    ``replaced_keys`` of every write (a store that keys its passages: FalkorStore)."""
     wanted = len(rows["keywords"])
+    replaced: list[Any] = []
     for attempt in range(1, WRITE_TRIES + 1):
         written = store.run("write_documents", rows, write=True)
-        result = written[0] if written else {}
+        result = dict(written[0]) if written else {}
+        replaced += result.get("replaced_keys") or []
+        result["replaced_keys"] = replaced
         if not wanted or not store.short_writes:
             return result
         found = store.run("count_keyword_links", {"doc_ids": rows["doc_ids"]})

@@ -12,6 +12,7 @@ the caller's access filter. Why: docs/decisions/0001-vectors-beside-the-graph.md
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -26,6 +27,8 @@ import numpy as np
 with suppress(ImportError):
     import onnxruntime  # noqa: F401
 from usearch.index import Index
+
+log = logging.getLogger(__name__)
 
 Run = Callable[..., list[dict[str, Any]]]  # the store's ``run`` (named queries)
 
@@ -126,6 +129,11 @@ class PassageVectors:
             return None
         return index
 
+    def behind(self, mark: int | None) -> bool:
+        """Whether the graph's key counter ``mark`` (read by a search's own query) is past what
+        the index has caught up to: another process wrote."""
+        return mark is not None and mark > self._next
+
     def catch_up(self) -> None:
         """Add the passages written since the index last caught up (by this process or
         another: the graph's counter moved)."""
@@ -173,17 +181,29 @@ class PassageVectors:
             self.path.unlink(missing_ok=True)
 
     def save(self) -> None:
-        """Write the file atomically (a temporary file, flushed, renamed over the old one)."""
+        """Write the file atomically (a temporary file, flushed, renamed over the old one). One
+        that cannot be written (a full disk) is logged and left as it was: the next open brings
+        whatever file it finds up to the graph."""
         if self.path is None or self._index is None or not self._changed:
             return
         with self._lock.changing():
             # (a name of this process's own: two processes may save at once)
             temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            self._index.save(str(temporary))
-            os.chmod(temporary, 0o600)  # (owner-only, as the data directory)
-            with open(temporary, "rb") as written:
-                os.fsync(written.fileno())
-            os.replace(temporary, self.path)
+            try:
+                self._index.save(str(temporary))
+                os.chmod(temporary, 0o600)  # (owner-only, as the data directory)
+                with open(temporary, "rb") as written:
+                    os.fsync(written.fileno())
+                os.replace(temporary, self.path)
+            except (RuntimeError, OSError) as exc:
+                temporary.unlink(missing_ok=True)
+                log.warning(
+                    "could not save the vector index %s (%s); the next open rebuilds "
+                    "what it lacks from the graph",
+                    self.path,
+                    exc,
+                )
+                return
             self._changed = False
 
     # -- searching --------------------------------------------------------------------------
