@@ -212,10 +212,13 @@ class FalkorStore(FalkorSchema):
             bar = -2.0 if row["bar"] is None else float(row["bar"])
             wanted.update(key for key, sim in entries[: row["limit"]] if sim > bar)
         every = reads_all(self, self.caller_now())  # (a query that reads no document)
-        joined = self.run("knn_passages_all" if every else "knn_passages", {"keys": sorted(wanted)})
+        query = "knn_passages_all" if every else "knn_passages"
+        joined = self.run(query, {"keys": sorted(wanted)})
+        if not joined:  # (no graph yet)
+            return found, {-1: None}
         # (a key another process removed gets no id: this index keeps it until its next open)
-        ids: dict[int, Any] = {int(r["key"]): r["id"] for r in joined if r["key"] is not None}
-        ids[-1] = int(joined[0]["next"]) if joined else None
+        ids: dict[int, Any] = {int(key): pid for key, pid in joined[0]["found"]}
+        ids[-1] = int(joined[0]["next"])
         return found, ids
 
     def vector_index_entries(self) -> int:
