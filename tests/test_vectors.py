@@ -110,7 +110,7 @@ def test_onnxruntime_imported_after_the_index_library_does_not_crash() -> None:
 
 def test_an_index_loaded_from_its_file_searches_as_deep_as_one_built_here(tmp_path: Path) -> None:
     """The file keeps the graph of the index, not its search's candidates: one loaded searched
-    with usearch's default (64; recall@10 0.85 on the scale bench's 100k graph, 0.994 at 256)."""
+    with usearch's default (64; recall@10 0.85 on the scale bench's 100k graph)."""
     store = open_store(tmp_path / "kb")
     store.write_document(make_document("a.txt", 30, seed=1, tables=0))
     assert store.vectors._index is not None
