@@ -53,7 +53,7 @@ def test_a_word_matches_every_form_of_it_and_the_index_holds_terms(
         kg.sync(EXAMPLES)
         store = kg.store
         assert isinstance(store, FalkorStore)
-        indexed, _ = store._indexes()
+        indexed = store._indexes()
         assert ("Passage", "terms", "FULLTEXT") in indexed
         assert ("Passage", "text", "FULLTEXT") not in indexed
         assert ("Passage", "embedding", "VECTOR") not in indexed
@@ -107,7 +107,7 @@ def test_a_graph_whose_index_held_the_texts_gets_terms_when_it_opens(
         assert store.run("graph_schema")[0]["schema"] == SCHEMA_VERSION
         assert "drop_passage_vector" in log.names()
         assert store.dump() == clean
-        indexed, _ = store._indexes()
+        indexed = store._indexes()
         assert ("Passage", "terms", "FULLTEXT") in indexed
         assert ("Passage", "text", "FULLTEXT") not in indexed
         assert ("Passage", "embedding", "VECTOR") not in indexed

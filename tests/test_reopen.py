@@ -69,7 +69,7 @@ def test_no_start_builds_a_vector_index_and_the_graph_holds_none(data_dir: Path)
     assert "VECTOR" not in indexes["Passage"] and "RANGE" in indexes["Passage"]
     with FalkorStore(data_dir=data_dir) as store:
         assert store.vector_dimension() == DIM
-        assert all(i != ("Passage", "embedding", "VECTOR") for i in store._indexes()[0])
+        assert all(i != ("Passage", "embedding", "VECTOR") for i in store._indexes())
         assert [hits[0][1] for hits in search(store, vectors)] == pytest.approx([1.0] * 3)
 
 
@@ -108,7 +108,7 @@ def test_the_indexes_only_writes_use_are_set_aside_and_built_again(data_dir: Pat
     assert "RANGE" in loaded["Passage"] and "FULLTEXT" in loaded["Passage"]
     with FalkorStore(data_dir=data_dir) as store:
         store.prepare_writes()
-        indexed, _ = store._indexes()
+        indexed = store._indexes()
         assert all((label, prop, "RANGE") in indexed for label, prop, _, _ in WRITE_INDEXES)
         size = store.server.log.size()
         store.prepare_writes()  # built once

@@ -1,2 +1,2 @@
-CALL db.indexes() YIELD label, types, options
-RETURN label, types, options
+CALL db.indexes() YIELD label, types
+RETURN label, types

@@ -113,7 +113,7 @@ class FalkorStore(FalkorSchema):
         """Before the last user stops the server: the indexes only writes use go, and the
         snapshot is written without them."""
         with self.reading_as(ADMIN_CALLER):
-            indexed = self._indexes()[0]
+            indexed = self._indexes()
         drops = [d for label, prop, _, d in WRITE_INDEXES if (label, prop, "RANGE") in indexed]
         for name in drops:
             self._locked_write(name, {}, "cannot set an index aside")
@@ -124,7 +124,7 @@ class FalkorStore(FalkorSchema):
     def prepare_writes(self) -> None:
         """Build the write indexes the last stop set aside and wait until they are complete."""
         with self.reading_as(ADMIN_CALLER):
-            indexed = self._indexes()[0]
+            indexed = self._indexes()
         built: list[str] = []
         if any((label, prop, "RANGE") not in indexed for label, prop, _, _ in WRITE_INDEXES):
             with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds them
@@ -136,7 +136,7 @@ class FalkorStore(FalkorSchema):
     def _build_write_indexes(self) -> list[str]:
         """Create the indexes only writes use that the graph lacks, under the server's lock
         (held by the caller); the labels or types of those it created."""
-        indexed, _ = self._indexes()
+        indexed = self._indexes()
         if ("Passage", "id", "RANGE") not in indexed:
             return []  # no schema yet: ensure_schema makes every index
         built = []
@@ -346,7 +346,7 @@ class FalkorStore(FalkorSchema):
         return " | ".join(terms)
 
     def _migrate_to_6(self) -> list[str]:
-        if not index_passage_terms(self.run, self._indexes()[0]):
+        if not index_passage_terms(self.run, self._indexes()):
             return []
         self._wait_for_indexes()  # (the new full-text index: questions need it)
         return ["schema 6: the full-text index holds each passage's stemmed terms"]
@@ -355,7 +355,7 @@ class FalkorStore(FalkorSchema):
         """Schema 7: FalkorDB's vector index goes; each passage gets its key in the index beside
         the graph (kgp.stores.vectors), which is built from the stored vectors. Nothing to say
         where neither was needed (a graph kgp 7 wrote, recorded older by hand)."""
-        done = ("Passage", "embedding", "VECTOR") in self._indexes()[0]
+        done = ("Passage", "embedding", "VECTOR") in self._indexes()
         if done:
             self.run("drop_passage_vector", write=True)
         while keyed := int(self.run("key_passages", {"limit": 5000}, write=True)[0]["n"]):

@@ -100,19 +100,14 @@ def progress(status: str) -> tuple[int, int] | None:
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
-def indexes_of(rows: Iterable[Mapping[str, Any]]) -> tuple[Indexed, dict[str, Any]]:
-    """``db.indexes()``'s rows (``list_indexes``) as (label or type, property, kind), and the
-    passage vector index's options (dimension, efRuntime, ...; empty without one); pure."""
+def indexes_of(rows: Iterable[Mapping[str, Any]]) -> Indexed:
+    """``db.indexes()``'s rows (``list_indexes``) as (label or type, property, kind); pure."""
     indexed: Indexed = set()
-    vector: dict[str, Any] = {}
     for row in rows:
         label = str(row["label"])
         for prop, kinds in dict(row["types"]).items():
             indexed.update((label, str(prop), str(kind)) for kind in kinds)
-        options = dict(row["options"] or {})
-        if label == "Passage" and "embedding" in options:
-            vector = dict(options["embedding"])
-    return indexed, vector
+    return indexed
 
 
 def unfinished(rows: Iterable[Sequence[Any]]) -> dict[str, str]:

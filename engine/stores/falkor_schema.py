@@ -4,8 +4,6 @@ are searched in an index beside the graph (kgp.stores.vectors)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from kgp import errors
 from kgp.access import ADMIN_CALLER
 from kgp.errors import ConfigurationError
@@ -36,8 +34,8 @@ class FalkorSchema(GraphStore):
             rows = self.run("any_passage_vector")  # (a graph of schema 6 records none)
         return len(rows[0]["embedding"]) if rows else None
 
-    def _indexes(self) -> tuple[Indexed, dict[str, Any]]:
-        """The indexes as (label or type, property, kind), and the vector index's options."""
+    def _indexes(self) -> Indexed:
+        """The indexes as (label or type, property, kind)."""
         return indexes_of(self.run("list_indexes"))
 
     def ensure_schema(self, dimension: int) -> None:
@@ -52,7 +50,7 @@ class FalkorSchema(GraphStore):
                 f"{self.describe()} holds {held}-dimension embeddings but the encoder gives "
                 f"{dimension}; use the graph's encoder or a new data directory"
             )
-        indexed = self._indexes()[0]
+        indexed = self._indexes()
         created = False
         for label, query, props in RANGE_INDEXES:
             if not all((label, prop, "RANGE") in indexed for prop in props):

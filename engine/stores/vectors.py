@@ -6,9 +6,9 @@ twice; a passage written again gets a new one). The index file is derived from i
 open and checked against the graph's keys (those missing added from their stored vectors, those
 the graph no longer holds removed), so a kill at any point, a restored backup or a file deleted
 by hand all end in an index equal to the graph. A process keeps up with writes of others by the
-graph's counter (every search reads it: keys above the index's are added); keys others removed
-stay until its next open, and are never returned: every hit is read back through the graph, with
-the caller's access filter. Why: docs/decisions/0001-vectors-beside-the-graph.md."""
+graph's counter (each search's read-back returns it: keys above the index's are added); keys
+others removed stay until its next open, and are never returned: every hit is read back through
+the graph, with the caller's access filter. Why: docs/decisions/0001-vectors-beside-the-graph.md."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ Run = Callable[..., list[dict[str, Any]]]  # the store's ``run`` (named queries)
 
 CONNECTIVITY = 32  # HNSW links per entry
 EXPANSION_ADD = 128  # candidates kept while an entry is linked in
-EXPANSION_SEARCH = 512  # candidates kept per search (at least the depth asked); the scale
-# bench's 100k graph, recall@10 of its questions: 0.968 at 256, 0.988 at 512, p50 unchanged
+EXPANSION_SEARCH = 512  # candidates kept per search (at least the depth asked; measured:
+# docs/benchmarks.md, "The vector index beside the graph")
 EXACT_BELOW = 20_000  # up to this many entries a search compares every vector: as fast, exact
 FIRST_KEY = 1  # (vector_mark.cypher's too: FalkorDB 4.16's range index, loaded, missed 0)
 READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
@@ -128,9 +128,8 @@ class PassageVectors:
             index = None  # unreadable: rebuilt from the graph
         if index is None or (dimension is not None and int(index.ndim) != dimension):
             return None
-        # the file keeps the graph, not the search's candidates: restored, it searched with
-        # usearch's 64 (recall@10 0.85 on the scale bench's 100k graph); the setter exists,
-        # though its stub reads as read-only
+        # the file keeps the graph, not the search's candidates (restored: usearch's default);
+        # the setter exists, though its stub reads as read-only
         index.expansion_search = EXPANSION_SEARCH  # type: ignore[misc]
         return index
 
