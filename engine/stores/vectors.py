@@ -39,6 +39,8 @@ EXPANSION_SEARCH = 512  # candidates kept per search (at least the depth asked; 
 EXACT_BELOW = 20_000  # up to this many entries a search compares every vector: as fast, exact
 FIRST_KEY = 1  # (vector_mark.cypher's too: FalkorDB 4.16's range index, loaded, missed 0)
 READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
+THREADS = os.cpu_count() or 1  # threads of one add, or of one search of many vectors (a sync's)
+MANY = 16  # vectors in one search worth threads of their own (a question's search is one)
 
 
 class _Shared:
@@ -223,7 +225,12 @@ class PassageVectors:
         queries = np.asarray(vectors, dtype=np.float32)
         exact = exact or len(index) <= EXACT_BELOW or depth * 4 >= len(index)
         with self._lock.reading():
-            found = index.search(queries, min(depth, len(index)), exact=exact, threads=1)
+            found = index.search(
+                queries,
+                min(depth, len(index)),
+                exact=exact,
+                threads=THREADS if len(queries) >= MANY else 1,
+            )
         keys, distances = np.atleast_2d(found.keys), np.atleast_2d(found.distances)
         counts = getattr(found, "counts", np.asarray([keys.shape[1]]))  # (one vector: Matches)
         return [
@@ -268,7 +275,7 @@ class PassageVectors:
         held = [k for k in keys.tolist() if k in self._index]
         if held:
             self._index.remove(np.asarray(held, dtype=np.uint64))
-        self._index.add(keys, values, threads=2)
+        self._index.add(keys, values, threads=THREADS)
         self._changed = True
 
 
