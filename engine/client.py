@@ -60,7 +60,7 @@ class KnowledgeGraph(GraphWriting, Closing):
                 from kgp.ingest.encoder import choose_encoder
 
                 model = choose_encoder(
-                    self.settings.encoder, self.store.graph_encoder(), self.store.describe()
+                    self.settings.encoder, self.store.upkeep.graph_encoder(), self.store.describe()
                 )
                 self._encoder = Encoder(
                     model=model, device=self.settings.device, batch_size=self.settings.embed_batch
@@ -229,7 +229,7 @@ def open(
     try:
         # an older kgp's graph gets the current schema before anything reads it (one from before
         # access groups: its documents the default groups, else only the admin would read them)
-        store.migrate(settings.default_groups)
+        store.upkeep.migrate(settings.default_groups)
     except BaseException:
         store.close()
         raise

@@ -46,8 +46,8 @@ class StoreRestartedError(StoreUnavailableError):
 
 def again_after_restart(write: Callable[[], T]) -> T:
     """``write()``, made once more if the server was stuck in it and started again: only for a
-    write that is the same made twice (FalkorDB 4.16 deadlocked at a new graph's first write,
-    a schema's index or a clear: a CI run failed in a test fixture's clear)."""
+    write that is the same made twice (the embedded server deadlocks at times:
+    docs/decisions/0002-falkordb-workarounds.md, 2)."""
     try:
         return write()
     except StoreRestartedError:

@@ -93,9 +93,8 @@ def stems(words: Iterable[str]) -> list[str]:
 def index_terms(text: str) -> str:
     """What the embedded store's full-text index holds of a passage: the distinct stems of its
     ``tokens``, space-separated (stop words kept: a question of nothing else, "The Who", is
-    searched by them). FalkorDB 4.16 builds its full-text index again at every start, before
-    it answers, and stemming every token of every text was most of that (200,000 of the scale
-    bench's passages: 4.0 s of a 4.7 s start with the index of the texts, 1.6 s with this); a
-    query's terms are stemmed the same way (``StoreSearch.fulltext_search``), so a word matches
-    every form of it, as it did."""
+    searched by them). The embedded store builds its full-text index again at every start,
+    before it answers, and stemming every text there was most of that (docs/decisions/0002,
+    9); a question's terms are stemmed the same way (``StoreSearch.fulltext_search``), so a
+    word matches every form of it."""
     return " ".join(stems(tokens(text)))

@@ -180,7 +180,7 @@ class GraphWriting:
         with self._rw.writing():
             try:
                 with self.store.reading_as(ADMIN_CALLER):
-                    self.store.count_passages()
+                    self.store.links.count_passages()
                 return  # it answers (a compaction that failed, say): nothing to start again
             except StoreUnavailableError:
                 pass

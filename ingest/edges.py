@@ -7,8 +7,8 @@ to six decimals, so the same pair gets the same score however it was found. A gr
 incrementally therefore equals a clean sync of the same files. Kept exact under changes:
 
 - a new passage x links to its k nearest among the stored graph (the vector index, asked deep
-  enough: as exact as its answer, which is exact up to 20,000 passages, kgp.stores.vectors) and
-  the other new passages (compared directly);
+  enough: as exact as its answer, which is exact up to 20,000 passages in the embedded store's)
+  and the other new passages (compared directly);
 - an older passage p gains x when ``score(p, x)`` beats p's weakest edge. Candidates: the passages
   the index returned for x, which include every passage more similar to x than a floor, and the
   passages whose weakest edge scores at most that floor (a relationship index on
@@ -123,7 +123,7 @@ class SimilarityLinker:
         # documents the graph holds an older version of (asked now: another may have written)
         nodes = self.store.fetch_nodes(group.doc_ids) if self.k else {}
         replaced = {key for key, node in nodes.items() if node["label"] == "Document"}
-        if ids and self.store.vector_index_bound() > 0:
+        if ids and self.store.upkeep.vector_index_entries() > 0:
             hits = self._stored_candidates(group, owners, replaced)
             group.candidates = [dict(row) for row in hits]
             group.weak = [pid for pid in group.weak if passage_document(pid) not in replaced]
@@ -160,7 +160,7 @@ class SimilarityLinker:
         query. Returns how many passages changed."""
         new_ids = group.ids
         if self.k == 0 or not new_ids:
-            self.store.replace_similar([], done=group.doc_ids)
+            self.store.links.replace_similar([], done=group.doc_ids)
             return 0
         started = time.perf_counter()
         matrix = group.matrix(0)
@@ -171,7 +171,7 @@ class SimilarityLinker:
         least = -np.inf
         if group.floor < 1.0:
             with self.store.reading_as(ADMIN_CALLER):
-                if self.store.count_passages() - len(new_ids) > self.k:
+                if self.store.links.count_passages() - len(new_ids) > self.k:
                     least = group.floor
         for i, row in enumerate(group.candidates):
             for pid, sim in row.items():
@@ -216,7 +216,7 @@ class SimilarityLinker:
             for pid, offer in offers.items()
             if any(score >= bars.get(pid, -np.inf) for _, score in offer)
         ]
-        current = self.store.similar_edges(gaining)
+        current = self.store.links.similar_edges(gaining)
         rows_out = []
         for pid in gaining:
             offer = offers[pid]
@@ -224,7 +224,7 @@ class SimilarityLinker:
             after = merge(before, dict(offer), self.k)
             if after != before:
                 rows_out.append(self._row(pid, after))
-        self.store.replace_similar(rows_out, done=group.doc_ids)
+        self.store.links.replace_similar(rows_out, done=group.doc_ids)
         for (_, pids, _), edges in zip(group.docs, group.edges, strict=False):
             self.memory.note_edges(pids, edges)  # (a recovered group's: by another run)
         self.memory.note_rows(rows_out)
@@ -250,7 +250,7 @@ class SimilarityLinker:
         step = min(2.0, max(0.5, math.sqrt(ratio)))
         low, high = BUDGET_RANGE
         self.weak_per_passage = min(high, max(low, self.weak_per_passage * step))
-        self.store.set_knn_budget(self.weak_per_passage)  # for the next long sync
+        self.store.links.set_knn_budget(self.weak_per_passage)  # for the next long sync
 
     def _seed(self, group: Group) -> None:
         """A long sync starts from the budget the last one tuned (resumed at 373k passages
@@ -260,14 +260,14 @@ class SimilarityLinker:
         if self._seeded == self.memory.syncs:
             return
         self._seeded = self.memory.syncs
-        stored = self.store.knn_budget() if len(group.ids) >= TUNE_PASSAGES else None
+        stored = self.store.links.knn_budget() if len(group.ids) >= TUNE_PASSAGES else None
         if stored is not None:
             low, high = BUDGET_RANGE
             self.weak_per_passage = min(high, max(low, stored))
 
     def recover(self) -> int:
         """Finish linking documents a stopped sync wrote but did not link; how many."""
-        pending = self.store.pending_documents()
+        pending = self.store.links.pending_documents()
         if not pending:
             return 0
         by_doc: dict[str, list[tuple[str, list[float]]]] = {doc: [] for doc in pending}
@@ -292,7 +292,7 @@ class SimilarityLinker:
         """Recompute the neighbours of flagged passages (each once); returns how many."""
         done, after = 0, ""
         while True:
-            rows = self.store.passages_needing_knn(batch, after)
+            rows = self.store.links.passages_needing_knn(batch, after)
             if not rows:
                 return done
             ids = [r.id for r in rows]
@@ -310,7 +310,7 @@ class SimilarityLinker:
                     values = exact_scores(matrix[n], np.stack([vectors[c] for c in near]))
                     scores = dict(zip(near, (float(v) for v in values), strict=True))
                 replaced.append(self._row(pid, top(scores, self.k)))
-            self.store.replace_similar(replaced)
+            self.store.links.replace_similar(replaced)
             self.memory.note_rows(replaced)
             done += len(ids)
 
@@ -340,7 +340,7 @@ class SimilarityLinker:
         began = time.perf_counter()
         budget = max(LEAST_BUDGET, round(self.weak_per_passage * len(group.ids)))
         group.floor = self._floor(budget)
-        group.weak = self.store.weak_passages(group.floor + EPS)
+        group.weak = self.store.links.weak_passages(group.floor + EPS)
         group.weak_s = time.perf_counter() - began
         vectors = group.matrix(0).tolist()
         # an added document (too small to tune by) is searched once for all above the floor
@@ -369,12 +369,12 @@ class SimilarityLinker:
     def _floor(self, budget: int) -> float:
         """The highest score t (to 1/4096) with at most ``budget`` SIMILAR edges scoring t or
         less: the passages weakly linked enough to be checked against every new passage."""
-        if self.store.count_weak_edges(1.0, budget + 1) <= budget:
+        if self.store.links.count_weak_edges(1.0, budget + 1) <= budget:
             return 1.0
         low, high = -1.0, 1.0
         for _ in range(12):
             middle = (low + high) / 2
-            if self.store.count_weak_edges(middle, budget + 1) <= budget:
+            if self.store.links.count_weak_edges(middle, budget + 1) <= budget:
                 low = middle
             else:
                 high = middle

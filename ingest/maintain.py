@@ -48,22 +48,22 @@ def maintain(syncer: Syncer, *, rebuild: bool = False, sample: int = SAMPLE) -> 
     started = time.perf_counter()
     store = syncer.store
     with store.reading_as(ADMIN_CALLER):
-        store.prepare_writes()
-        report = MaintenanceReport(before=store.index_health(sample))
+        store.upkeep.prepare_writes()
+        report = MaintenanceReport(before=store.upkeep.index_health(sample))
         with syncer.guard():
-            if store.pending_documents():
+            if store.links.pending_documents():
                 report.recovered = syncer.linker.recover()
-            if store.knn_flags():
+            if store.links.knn_flags():
                 report.refilled = syncer.linker.refill()
         report.reasons = rebuild_reasons(report.before, asked=rebuild)
         if report.reasons:
             with syncer.guard():
-                store.rebuild_vector_index()
+                store.upkeep.rebuild_vector_index()
             report.rebuilt = True
         with syncer.guard():  # the group sets of removed documents go (kgp.stores.coverage)
-            store.record_access_sets()
-        report.compacted = store.checkpoint(force=True)
-        report.after = store.index_health(sample)
+            store.upkeep.record_access_sets()
+        report.compacted = store.upkeep.checkpoint(force=True)
+        report.after = store.upkeep.index_health(sample)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
 

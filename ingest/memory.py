@@ -81,7 +81,7 @@ class Memory:
         missing = [pid for pid in wanted if pid not in out]
         fetched = {
             pid: np.asarray(embedding, dtype=np.float32)
-            for pid, embedding in self.store.passage_embeddings(missing).items()
+            for pid, embedding in self.store.links.passage_embeddings(missing).items()
         }
         if fetched:
             self.remember(list(fetched), np.stack(list(fetched.values())))
@@ -105,7 +105,7 @@ class Memory:
         unknown = [pid for pid in ids if bars.get(pid, -np.inf) > -np.inf and not self.kept(pid)]
         if not unknown or len(matrix) > REACH_NEW:
             return list(ids)
-        best = self.store.best_similarities(unknown, matrix.tolist())
+        best = self.store.links.best_similarities(unknown, matrix.tolist())
         far = {pid for pid in unknown if best.get(pid, np.inf) < bars[pid] - 2 * ROUGH}
         return [pid for pid in ids if pid not in far]
 
@@ -119,17 +119,19 @@ class Memory:
         the passages that lost a neighbour (NEEDS_KNN) until a refill: so while the graph holds
         a flag, every passage is read afresh. ``reach``: for some of the ids, their highest
         similarity to a new passage; while no flag waits, those are read only where a new
-        passage may enter their list (:meth:`GraphStore.links_within_reach`, with twice the
+        passage may enter their list (:meth:`LinkQueries.links_within_reach`, with twice the
         tie margin the linker's bar allows), the others left out as if absent."""
-        flags = self.store.knn_flags() > 0
+        flags = self.store.links.knn_flags() > 0
         if flags:
             self._links.clear()
         known = {pid: (*self._links[pid], False) for pid in ids if pid in self._links}
         unread = [pid for pid in ids if pid not in known]
         narrow = {} if flags or not reach else {pid: reach[pid] for pid in unread if pid in reach}
-        read = self.store.weakest_links([pid for pid in unread if pid not in narrow], flags=flags)
+        read = self.store.links.weakest_links(
+            [pid for pid in unread if pid not in narrow], flags=flags
+        )
         if narrow:
-            found = self.store.links_within_reach(narrow, k=self.k, margin=2 * TIE)
+            found = self.store.links.links_within_reach(narrow, k=self.k, margin=2 * TIE)
             read |= {pid: (degree, weakest, False) for pid, (degree, weakest) in found.items()}
         for pid, (degree, weakest, flagged) in read.items():
             if not flagged:

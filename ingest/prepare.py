@@ -146,7 +146,7 @@ class Reader:
             hashes = {text_hash(t): t for made in drafts for t in made.texts}
             known = {
                 hashes[h]: np.asarray(v, dtype=np.float32)
-                for h, v in self.store.vectors_by_text_hash(hashes).items()
+                for h, v in self.store.links.vectors_by_text_hash(hashes).items()
             }
             window.vectors = embed_drafts(drafts, self.encoder.encode, known)
         return window

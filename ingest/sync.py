@@ -163,7 +163,7 @@ class Syncer:
         source: Path | None,
     ) -> None:
         self.linker.memory.begin()
-        self.store.prepare_writes()
+        self.store.upkeep.prepare_writes()
         if not self.store.schema_ready:  # once per process: later syncs need no write here
             with self.guard():
                 self._ensure_schema()
@@ -189,7 +189,7 @@ class Syncer:
                 for key, n in nodes.items()
                 if n["label"] == "Document"
             }
-        if self.store.pending_documents():  # a stopped sync's documents to link: a write
+        if self.store.links.pending_documents():  # a stopped sync's documents to link: a write
             with self.guard():
                 report.recovered = self.linker.recover()
         todo: list[Candidate] = []
@@ -252,12 +252,12 @@ class Syncer:
     def _finish(self, report: SyncReport) -> None:
         """Recompute the neighbours of passages that lost some, and compact the store's log
         after writes."""
-        if self.store.knn_flags():  # guarded only when there is something to do
+        if self.store.links.knn_flags():  # guarded only when there is something to do
             with self.guard():
                 report.refilled = self.linker.refill()
         wrote = report.added or report.changed or report.removed or report.refilled
         if wrote or report.recovered:
-            self.store.checkpoint()  # compacts the log; the graph is unchanged
+            self.store.upkeep.checkpoint()  # compacts the log; the graph is unchanged
 
     def _commit(self, window: Window, report: SyncReport) -> None:
         """Link a window's documents to the graph and write them, group by group (each group's
@@ -268,7 +268,7 @@ class Syncer:
         # once the log has grown past its snapshot: a start after a crash replays at most about
         # as much as the snapshot holds (all of a long sync's writes, otherwise: 4.7 GB for the
         # 635,000 passages of a stopped 1M sync), and the snapshots cost twice the last at most
-        self.store.checkpoint()
+        self.store.upkeep.checkpoint()
 
     def _write_group(
         self, drafts: list[Prepared], vectors: list[np.ndarray], report: SyncReport
@@ -304,7 +304,7 @@ class Syncer:
     def remove(self, doc_id: str) -> bool:
         with self.store.reading_as(ADMIN_CALLER):
             self.linker.memory.begin()
-            self.store.prepare_writes()
+            self.store.upkeep.prepare_writes()
             with self.guard():
                 self._ensure_schema()
                 report = SyncReport()
@@ -324,14 +324,14 @@ class Syncer:
             if node.get("label") != "Document":
                 return False
             self.linker.memory.begin()
-            self.store.prepare_writes()
+            self.store.upkeep.prepare_writes()
             with self.guard():
                 self.store.set_document_groups({doc_id: groups})
             return True
 
     def _ensure_schema(self) -> None:
         if not self._schema_ready:
-            self.store.migrate(self.settings.default_groups)
+            self.store.upkeep.migrate(self.settings.default_groups)
             self.store.ensure_schema(self.encoder.dimension)
             self._check_encoder()
             self._schema_ready = self.store.schema_ready = True
@@ -341,10 +341,10 @@ class Syncer:
         with another one (of the same dimension, which the store cannot tell apart) is refused
         before anything is written."""
         name = self.encoder.identity
-        recorded = self.store.graph_encoder()
+        recorded = self.store.upkeep.graph_encoder()
         refuse_another(name, recorded, self.store.describe())
         if recorded is None:
-            self.store.set_graph_encoder(name)
+            self.store.upkeep.set_graph_encoder(name)
 
 
 def passage_ids(graph: DocumentGraph) -> list[str]:

@@ -13,7 +13,7 @@ from hypothesis import settings as hypothesis_settings
 from kgp.client import KnowledgeGraph
 from kgp.ingest.embedding import Encoder
 from kgp.stores import FalkorStore, GraphStore, Neo4jStore
-from kgp.stores.processes import CRASH_END, REPORT_AT
+from kgp.stores.falkordb.processes import CRASH_END, REPORT_AT
 
 from tests.graphs import DIM
 

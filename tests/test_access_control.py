@@ -162,7 +162,7 @@ def world(
         world = World(kg, folder, chat)
         with kg.store.reading_as(ADMIN_CALLER):
             world.documents = sorted(d.id for d in kg.documents())
-            nodes, _ = kg.store.dump()
+            nodes, _ = kg.store.upkeep.dump()
         for node in nodes:
             props = node["props"]
             if node["label"] in {"Passage", "Page", "Table", "Document"}:
@@ -386,7 +386,7 @@ TRACE_RELS = ("RETRIEVED", "STEP")
 
 def admin_dump(world: World) -> Any:
     with world.kg.store.reading_as(ADMIN_CALLER):
-        return world.kg.store.dump()
+        return world.kg.store.upkeep.dump()
 
 
 def readable_counts(
@@ -482,7 +482,7 @@ def test_saved_traces_are_seen_only_by_callers_holding_their_groups(world: World
     assert not ({hr, board_hr, staff} & seen[Caller(("board",))]) and not seen[Caller(("nobody",))]
     assert {hr, board_hr, staff} <= seen[ADMIN_CALLER]
     with kg.store.reading_as(ADMIN_CALLER):
-        _, rels = kg.store.dump()
+        _, rels = kg.store.upkeep.dump()
     for caller, ids in seen.items():  # kgp stats counts the traces each caller sees, no more
         with kg.store.reading_as(caller):
             stats = kg.stats()
@@ -506,7 +506,7 @@ def test_a_reader_may_not_write_or_run_maintenance(world: World) -> None:
         with pytest.raises(AccessDeniedError, match="'delete_document' needs the admin view"):
             world.kg.store.delete_document(world.documents[0])
         with pytest.raises(AccessDeniedError, match="'dump_nodes' needs the admin view"):
-            world.kg.store.dump()
+            world.kg.store.upkeep.dump()
     with world.kg.store.reading_as(ADMIN_CALLER):
         assert world.documents[0] in {d.id for d in world.kg.documents()}
 

@@ -72,14 +72,14 @@ def test_a_bad_access_file_stops_the_sync_before_anything_is_written(
     root = write(tmp_path / "docs", DOCS)
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder, groups="*") as kg:
         kg.sync(root)
-        before = kg.store.dump()
+        before = kg.store.upkeep.dump()
         (root / "hr" / ACCESS_FILE).write_text(text)
         (root / "handbook.md").write_text("# Handbook\n\nChanged text, not written either.\n")
         with pytest.raises(ConfigurationError, match=error) as raised:
             kg.sync(root)
         message = str(raised.value)
         assert "\n" not in message and str(root / "hr" / ACCESS_FILE) in message
-        assert kg.store.dump() == before
+        assert kg.store.upkeep.dump() == before
 
 
 def groups_of(kg: kgp.KnowledgeGraph) -> dict[str, Any]:
@@ -99,7 +99,7 @@ def test_changing_only_the_groups_rewrites_no_passage_and_embeds_nothing(
             "hr/reviews/2024.md": ("hr",),
             "hr/salaries.md": ("hr",),
         }
-        passages = [n for n in kg.store.dump()[0] if n["label"] == "Passage"]
+        passages = [n for n in kg.store.upkeep.dump()[0] if n["label"] == "Passage"]
         (root / ACCESS_FILE).write_text(
             '[groups]\n"hr/*" = ["hr", "managers"]\n"board/*" = ["board"]\n'
         )
@@ -114,14 +114,14 @@ def test_changing_only_the_groups_rewrites_no_passage_and_embeds_nothing(
         ]
         assert report.unchanged == 1 and not (report.added or report.changed) and report.wrote
         assert not calls, "nothing embedded"
-        assert [n for n in kg.store.dump()[0] if n["label"] == "Passage"] == passages
+        assert [n for n in kg.store.upkeep.dump()[0] if n["label"] == "Passage"] == passages
         assert groups_of(kg)["hr/salaries.md"] == ("hr", "managers")
         assert groups_of(kg)["board/minutes.txt"] == ("board",)
-        regrouped = kg.store.dump()
+        regrouped = kg.store.upkeep.dump()
         assert not kg.sync(root).wrote, "a second sync has nothing to do"
     with kgp.open(data_dir=tmp_path / "clean", loaded_encoder=encoder, groups="*") as clean:
         clean.sync(root)
-        assert without_times(clean.store.dump()) == without_times(regrouped)
+        assert without_times(clean.store.upkeep.dump()) == without_times(regrouped)
 
 
 def without_times(dump: Any) -> Any:

@@ -41,7 +41,7 @@ def test_a_line_without_punctuation_becomes_bounded_passages(
         data_dir=tmp_path / "kb", loaded_encoder=encoder, max_passage_chars=2000, groups="*"
     ) as kg:
         kg.sync(folder)
-        texts = [n["props"]["text"] for n in kg.store.dump()[0] if n["label"] == "Passage"]
+        texts = [n["props"]["text"] for n in kg.store.upkeep.dump()[0] if n["label"] == "Passage"]
     assert len(texts) > 100 and max(map(len, texts)) <= 250
 
 

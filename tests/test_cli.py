@@ -45,7 +45,7 @@ def test_every_command_has_help_with_an_example() -> None:
 def test_stats_json_on_a_graph(data_dir: Path) -> None:
     with FalkorStore(data_dir=data_dir) as store:
         store.ensure_schema(DIM)
-        store.write_document(make_document("a.txt", 4))
+        store.write_documents([make_document("a.txt", 4)])
     done = kgp("--data-dir", str(data_dir), "stats", "--json")
     assert done.returncode == 0, done.stderr
     stats = json.loads(done.stdout)

@@ -245,7 +245,7 @@ class AccessRecordMachine(RuleBasedStateMachine):
     @rule()
     def maintain(self) -> None:
         with self.kg.store.reading_as(ADMIN_CALLER):
-            self.kg.store.record_access_sets()
+            self.kg.store.upkeep.record_access_sets()
         for caller in CALLERS:  # exact (a graph never synced has no schema yet: no one reads all)
             assert self._reads_all(caller) == (self._truth(caller) and self.synced), caller
 

@@ -71,7 +71,7 @@ def test_a_full_disk_keeps_documents_whole_and_says_so(small_disk: Path, tmp_pat
         clean.ensure_schema(DIM)
         for i in range(len(listed)):
             clean.write_documents([document(i)])
-        assert again.dump() == clean.dump()  # whole: nodes, edges and keyword counts
+        assert again.upkeep.dump() == clean.upkeep.dump()  # whole: nodes, edges and keyword counts
         again.write_documents([document(999)])  # and it writes again
         assert len(again.list_documents()) == len(listed) + 1
     finally:
@@ -155,7 +155,7 @@ def test_a_watch_goes_on_after_syncs_the_store_failed(
             if failure is not None:
                 raise failure
 
-        monkeypatch.setattr(kg.store, "checkpoint", lambda **_: compaction_fails_once())
+        monkeypatch.setattr(kg.store.upkeep, "checkpoint", lambda **_: compaction_fails_once())
         seen.clear()
         kg.watch(folder, seen.append, changes=[{"e"}] * 2, stop=Pauses())
         assert [type(item).__name__ for item in seen] == ["StoreUnavailableError", "SyncReport"]
@@ -189,9 +189,9 @@ def test_a_watch_goes_on_after_the_disk_filled_and_finishes_once_there_is_space(
         assert len(failures) == 2  # the next try too, the disk still full; then space
         assert all("is full" in str(f) and "\n" not in str(f) for f in failures)
         assert any(isinstance(s, SyncReport) and s.added for s in seen)
-        synced = kg.store.dump()
+        synced = kg.store.upkeep.dump()
     with kgp.open(
         data_dir=tmp_path / "clean", loaded_encoder=StandInEncoder(), groups="*"
     ) as clean:
         clean.sync(folder)
-        assert canonical(synced) == canonical(clean.store.dump())
+        assert canonical(synced) == canonical(clean.store.upkeep.dump())

@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from kgp.errors import StoreUnavailableError
-from kgp.stores import FalkorStore, falkor_indexes
-from kgp.stores.falkor_indexes import describe, progress, unfinished, wait_for_indexes
-from kgp.stores.falkor_params import cypher_value
+from kgp.stores import FalkorStore
+from kgp.stores.falkordb import indexes as falkor_indexes
+from kgp.stores.falkordb.indexes import describe, progress, unfinished, wait_for_indexes
+from kgp.stores.falkordb.params import cypher_value
 
 
 def building_for(seconds: float, step: float, total: int = 60001) -> Callable[[], dict[str, str]]:

@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from kgp.stores import FalkorStore
-from kgp.stores.falkor_params import cypher_value, plain
+from kgp.stores.falkordb.params import cypher_value, plain
 
 FLOAT32 = st.floats(width=32, allow_nan=False, allow_infinity=False)
 

@@ -1,4 +1,4 @@
-"""The embedded store's reads over RESP3 (kgp.stores.falkor_reply) give what the FalkorDB client
+"""The embedded store's reads over RESP3 (kgp.stores.falkordb.reply) give what the FalkorDB client
 gives over RESP2, value for value and type for type, vectors as the same float32s."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kgp.errors import StoreError, StoreUnavailableError
 from kgp.stores import FalkorStore
-from kgp.stores.falkor_params import cypher_value, params_header, plain
+from kgp.stores.falkordb.params import cypher_value, params_header, plain
 
 INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 SCALARS = (

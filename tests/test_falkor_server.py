@@ -27,9 +27,9 @@ from kgp.errors import (
 )
 from kgp.settings import load_settings
 from kgp.stores import FalkorStore, store_from_settings
+from kgp.stores.falkordb.processes import CRASH_END
+from kgp.stores.falkordb.processes import pid_alive as _pid_alive
 from kgp.stores.model import passage_id
-from kgp.stores.processes import CRASH_END
-from kgp.stores.processes import pid_alive as _pid_alive
 from kgp.stores.rows import documents_rows
 
 from tests.graphs import DIM, make_document
@@ -48,15 +48,15 @@ def server_pid(store: FalkorStore) -> int:
 def test_data_survives_stop_and_restart(data_dir: Path) -> None:
     store = open_store(data_dir)
     for i in range(3):
-        store.write_document(make_document(f"d{i}.txt", 10, seed=i))
-    before = store.dump()
+        store.write_documents([make_document(f"d{i}.txt", 10, seed=i)])
+    before = store.upkeep.dump()
     pid = server_pid(store)
     store.close()
     assert not _pid_alive(pid), "the last user stops the server"
     assert not store.server.pid_file.exists()
     again = open_store(data_dir)
     try:
-        assert again.dump() == before
+        assert again.upkeep.dump() == before
         assert again.vector_search([0.1] * DIM, 3)
     finally:
         again.close()
@@ -73,7 +73,7 @@ def test_sigkill_during_writes_leaves_whole_documents(data_dir: Path) -> None:
     def writer() -> None:
         for doc_id, size in sizes.items():
             try:
-                store.write_document(make_document(doc_id, size, seed=size, tables=2))
+                store.write_documents([make_document(doc_id, size, seed=size, tables=2)])
             except KgpError:
                 return
             written.append(doc_id)
@@ -91,7 +91,7 @@ def test_sigkill_during_writes_leaves_whole_documents(data_dir: Path) -> None:
     try:
         present = {d.id for d in store.list_documents()}
         assert set(written) <= present
-        nodes, rels = store.dump()
+        nodes, rels = store.upkeep.dump()
         for doc_id in present:
             size = sizes[doc_id]
             graph_nodes = [n for n in nodes if str(n["key"]).startswith(doc_id)]
@@ -113,15 +113,15 @@ def test_sigkill_during_writes_leaves_whole_documents(data_dir: Path) -> None:
 def test_failed_write_is_undone_in_the_live_server(data_dir: Path) -> None:
     store = open_store(data_dir)
     try:
-        store.write_document(make_document("a.txt", 4))
-        store.write_document(make_document("b.txt", 3, seed=2))
-        before = store.dump()
+        store.write_documents([make_document("a.txt", 4)])
+        store.write_documents([make_document("b.txt", 3, seed=2)])
+        before = store.upkeep.dump()
         rows = documents_rows([make_document("b.txt", 5)], DIM)
         rows["passages"][3]["embedding"] = ["x"] * DIM
         with pytest.raises(StoreError, match="nothing of it was kept"):
             store.run("write_documents", rows, write=True)
-        assert store.dump() == before
-        store.write_document(make_document("c.txt", 2))  # the store still works
+        assert store.upkeep.dump() == before
+        store.write_documents([make_document("c.txt", 2)])  # the store still works
         assert len(store.list_documents()) == 3
     finally:
         store.close()
@@ -130,7 +130,7 @@ def test_failed_write_is_undone_in_the_live_server(data_dir: Path) -> None:
 def test_second_process_shares_the_server(data_dir: Path) -> None:
     first = open_store(data_dir)
     try:
-        first.write_document(make_document("shared.txt", 3))
+        first.write_documents([make_document("shared.txt", 3)])
         pid = server_pid(first)
         code = (
             "import sys; from pathlib import Path; from kgp.stores import FalkorStore\n"
@@ -198,7 +198,7 @@ def test_a_server_left_to_another_process_is_reaped_when_that_one_stops_it(
 
 def test_stale_pid_file_of_a_killed_server(data_dir: Path) -> None:
     store = open_store(data_dir)
-    store.write_document(make_document("k.txt", 3))
+    store.write_documents([make_document("k.txt", 3)])
     pid = server_pid(store)
     os.kill(pid, signal.SIGKILL)
     store.server._reap_if_child()
@@ -218,7 +218,7 @@ def test_a_pid_file_naming_another_program_is_stale_and_that_program_is_left_alo
     data_dir: Path,
 ) -> None:
     store = open_store(data_dir)
-    store.write_document(make_document("k.txt", 3))
+    store.write_documents([make_document("k.txt", 3)])
     store.close()
     # the server died and its pid was given to another program of the same user
     other = subprocess.Popen(["sleep", "120"])
@@ -249,7 +249,7 @@ def test_stale_user_files_do_not_keep_the_server(data_dir: Path) -> None:
 def test_a_user_file_whose_pid_went_to_another_process_does_not_keep_the_server(
     data_dir: Path,
 ) -> None:
-    from kgp.stores.processes import process_start
+    from kgp.stores.falkordb.processes import process_start
 
     store = open_store(data_dir)
     start = process_start(os.getpid())
@@ -267,7 +267,7 @@ def test_data_dir_with_spaces_and_long_path(tmp_path: Path) -> None:
     deep = tmp_path / ("a folder with spaces " * 6) / "kgp data"
     store = open_store(deep)
     try:
-        store.write_document(make_document("x.txt", 2))
+        store.write_documents([make_document("x.txt", 2)])
         assert store.counts().labels["Passage"] == 2
         assert len(os.fsencode(store.server.socket_path)) <= 100
     finally:
@@ -302,10 +302,10 @@ def test_a_stuck_server_is_killed_and_started_again(
     """A server that neither answers nor uses CPU time (here: stopped; FalkorDB 4.16 was seen
     deadlocked at start) is not waited on for LOAD_TIMEOUT: the next store to open kills it and
     starts another from the append-only file, losing nothing."""
-    monkeypatch.setattr("kgp.stores.falkor_server.STALL_SECONDS", 1.0)
+    monkeypatch.setattr("kgp.stores.falkordb.server.STALL_SECONDS", 1.0)
     first = open_store(data_dir)
-    first.write_document(make_document("kept.txt", 4))
-    before = first.dump()
+    first.write_documents([make_document("kept.txt", 4)])
+    before = first.upkeep.dump()
     pid = server_pid(first)
     os.kill(pid, signal.SIGSTOP)
     try:
@@ -314,7 +314,7 @@ def test_a_stuck_server_is_killed_and_started_again(
         assert time.monotonic() - started < 20, "seconds, not LOAD_TIMEOUT"
         try:
             assert server_pid(second) != pid and not _pid_alive(pid)
-            assert second.dump() == before
+            assert second.upkeep.dump() == before
         finally:
             first.close()
             second.close()
@@ -330,13 +330,13 @@ def test_a_server_still_loading_past_the_limit_is_left_to_finish_and_joined_late
     replaying a long log) is not killed with its work: the open fails in one line that says it
     goes on loading, and the next open joins the same server."""
     store = open_store(data_dir)
-    store.write_document(make_document("kept.txt", 4))
-    before = store.dump()
+    store.write_documents([make_document("kept.txt", 4)])
+    before = store.upkeep.dump()
     store.close()
-    monkeypatch.setattr("kgp.stores.falkor_server.STALL_SECONDS", 1000.0)
+    monkeypatch.setattr("kgp.stores.falkordb.server.STALL_SECONDS", 1000.0)
     monkeypatch.setenv("KGP_LOAD_TIMEOUT", "0.5")
     with monkeypatch.context() as loading:
-        loading.setattr("kgp.stores.falkor_server.EmbeddedServer._state", lambda self: "loading")
+        loading.setattr("kgp.stores.falkordb.server.EmbeddedServer._state", lambda self: "loading")
         failed = store_from_settings(load_settings(data_dir=data_dir))
         assert isinstance(failed, FalkorStore) and failed.server.load_timeout == 0.5
         with pytest.raises(
@@ -350,7 +350,7 @@ def test_a_server_still_loading_past_the_limit_is_left_to_finish_and_joined_late
         again = open_store(data_dir)
         try:
             assert server_pid(again) == pid
-            assert again.dump() == before
+            assert again.upkeep.dump() == before
         finally:
             again.close()
     finally:
@@ -372,7 +372,7 @@ def test_a_server_that_answers_loading_is_waited_for_past_the_start_timeout(
     again = FalkorStore(data_dir=data_dir, start_timeout=0.5).open()
     try:
         assert time.monotonic() - started > 1.0, "the replay took its time"
-        assert again.dump() == before
+        assert again.upkeep.dump() == before
     finally:
         again.close()
 
@@ -382,8 +382,8 @@ def stopped_with_a_long_log(data_dir: Path, blocks: int) -> Any:
     a DEBUG SLEEP of 0.05 s (between blocks a replaying server serves its clients: LOADING);
     the graph's dump."""
     store = open_store(data_dir)
-    store.write_document(make_document("kept.txt", 4))
-    before = store.dump()
+    store.write_documents([make_document("kept.txt", 4)])
+    before = store.upkeep.dump()
     store.close()
     logs = sorted((data_dir / "falkordb" / "appendonlydir").glob("*.incr.aof"))
     assert logs, "a stopped store keeps an append-only log"
@@ -407,7 +407,7 @@ def test_a_long_load_is_reported_as_it_goes(
     says how far it is, as index builds do: ``kgp.open(on_wait=...)`` (the CLI's stderr) is told
     every NOTICE_SECONDS the share of the snapshot and log loaded, from the server's INFO."""
     stopped_with_a_long_log(data_dir, blocks=60)  # about 3 s of replay
-    monkeypatch.setattr("kgp.stores.falkor_server.NOTICE_SECONDS", 0.5)
+    monkeypatch.setattr("kgp.stores.falkordb.server.NOTICE_SECONDS", 0.5)
     news: list[str] = []
     with kgp.open(data_dir=data_dir, on_wait=news.append) as kg, kg.store.reading_as(ADMIN_CALLER):
         assert kg.store.fetch_nodes(["kept.txt"])  # (open migrates: not the same dump)
@@ -424,7 +424,7 @@ def test_a_long_load_is_reported_as_it_goes(
 def test_a_server_stuck_at_its_own_start_is_started_once_more(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kgp.stores.falkor_server import EmbeddedServer, _ServerStalled
+    from kgp.stores.falkordb.server import EmbeddedServer, _ServerStalled
 
     launch = EmbeddedServer._launch_once
     calls = []
@@ -468,8 +468,8 @@ def test_passage_ids_are_stable(data_dir: Path) -> None:
 def test_compaction_makes_a_snapshot_that_reloads(data_dir: Path) -> None:
     store = open_store(data_dir)
     for i in range(5):
-        store.write_document(make_document(f"c{i}.txt", 40, seed=i))
-    before = store.dump()
+        store.write_documents([make_document(f"c{i}.txt", 40, seed=i)])
+    before = store.upkeep.dump()
     assert store.server.log.compact(min_bytes=0, growth=0.0) is True
     assert store.server.log.compact() is False  # nothing new since
     base = list((store.server.home / "appendonlydir").glob("*.base.rdb"))
@@ -477,7 +477,7 @@ def test_compaction_makes_a_snapshot_that_reloads(data_dir: Path) -> None:
     store.close()
     again = open_store(data_dir)
     try:
-        assert again.dump() == before
+        assert again.upkeep.dump() == before
     finally:
         again.close()
 
@@ -487,7 +487,7 @@ def test_indexes_are_complete_as_soon_as_a_restarted_store_opens(data_dir: Path)
     # search in that window saw part of the graph (an empty full-text result was observed)
     store = open_store(data_dir)
     for i in range(40):
-        store.write_document(make_document(f"i{i}.txt", 25, seed=i))
+        store.write_documents([make_document(f"i{i}.txt", 25, seed=i)])
     probe = [0.2] * DIM
     words = "passage 7 of i3.txt"
     full, near = store.fulltext_search(words, 50), store.vector_search(probe, 20)
@@ -511,21 +511,21 @@ def test_a_server_that_holds_a_query_without_working_is_stopped_and_started_agai
     store = FalkorStore(data_dir=data_dir, stall_seconds=1.0).open()
     try:
         store.ensure_schema(DIM)
-        store.write_document(make_document("kept.txt", 5, seed=1))
-        before = store.dump()
+        store.write_documents([make_document("kept.txt", 5, seed=1)])
+        before = store.upkeep.dump()
         for write in (False, True):
             pid = store.server.server_pid()
             assert pid is not None
             os.kill(pid, signal.SIGSTOP)
             if write:
                 with pytest.raises(StoreUnavailableError, match="stuck") as raised:
-                    store.write_document(make_document("late.txt", 3, seed=2))
+                    store.write_documents([make_document("late.txt", 3, seed=2)])
                 assert "\n" not in str(raised.value)
             else:
-                assert store.dump() == before
+                assert store.upkeep.dump() == before
             # the watch stopped it (not the socket's ten-minute timeout) and it was started again
             assert not _pid_alive(pid) and store.server.server_pid() != pid
-        assert store.dump() == before  # the write that was not answered kept nothing
+        assert store.upkeep.dump() == before  # the write that was not answered kept nothing
     finally:
         store.close()
 
@@ -560,16 +560,16 @@ def test_a_clear_a_stuck_server_held_is_made_again_once_it_is_started_again(
     store = FalkorStore(data_dir=data_dir, stall_seconds=1.0).open()
     try:
         store.ensure_schema(DIM)
-        store.write_document(make_document("gone.txt", 6, seed=1, tables=0))
+        store.write_documents([make_document("gone.txt", 6, seed=1, tables=0)])
         pid = store.server.server_pid()
         assert pid is not None
         os.kill(pid, signal.SIGSTOP)
         store.clear()
         assert not _pid_alive(pid) and store.server.server_pid() != pid  # stopped, not waited on
-        assert store.dump() == ([], [])  # every node and relationship gone
+        assert store.upkeep.dump() == ([], [])  # every node and relationship gone
         store.ensure_schema(DIM)
-        store.write_document(make_document("new.txt", 3, seed=2, tables=0))
-        assert store.count_passages() == 3 == store.vector_index_entries()
+        store.write_documents([make_document("new.txt", 3, seed=2, tables=0)])
+        assert store.links.count_passages() == 3 == store.upkeep.vector_index_entries()
     finally:
         store.close()
 
@@ -593,20 +593,20 @@ def test_a_crashed_server_is_started_again_and_the_error_names_the_cause(data_di
     store = FalkorStore(data_dir=data_dir).open()
     try:
         store.ensure_schema(DIM)
-        store.write_document(make_document("kept.txt", 5, seed=1))
-        before = store.dump()
+        store.write_documents([make_document("kept.txt", 5, seed=1)])
+        before = store.upkeep.dump()
         pid = crash(store)
-        assert store.dump() == before  # answered by a new server
+        assert store.upkeep.dump() == before  # answered by a new server
         assert store.server.server_pid() not in (None, pid)
         crash(store)
         with pytest.raises(StoreRestartedError) as raised:
-            store.write_document(make_document("late.txt", 3, seed=2))
+            store.write_documents([make_document("late.txt", 3, seed=2)])
         message = str(raised.value)
         assert "crashed by signal: 11" in message and str(store.server.log_file) in message
         assert "started again from its log" in message
         assert "\n" not in message and "check-system" not in message
-        assert store.dump() == before  # the write was not answered, and was not made
-        store.write_document(make_document("late.txt", 3, seed=2))
+        assert store.upkeep.dump() == before  # the write was not answered, and was not made
+        store.write_documents([make_document("late.txt", 3, seed=2)])
         assert {d.id for d in store.list_documents()} == {"kept.txt", "late.txt"}
     finally:
         store.close()
@@ -619,13 +619,13 @@ def test_a_crashed_server_started_again_by_one_user_is_joined_by_the_others(
     the others join that one (the crash report no longer ends the log) rather than failing."""
     first, second = open_store(data_dir), FalkorStore(data_dir=data_dir).open()
     try:
-        first.write_document(make_document("kept.txt", 4, seed=3))
-        before = first.dump()
+        first.write_documents([make_document("kept.txt", 4, seed=3)])
+        before = first.upkeep.dump()
         pid = crash(first)
-        assert first.dump() == before
+        assert first.upkeep.dump() == before
         again = first.server.server_pid()
         assert again not in (None, pid)
-        assert second.dump() == before and second.server.server_pid() == again
+        assert second.upkeep.dump() == before and second.server.server_pid() == again
     finally:
         second.close()
         first.close()

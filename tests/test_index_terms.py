@@ -12,7 +12,7 @@ from pathlib import Path
 import kgp
 import pytest
 from kgp.ingest.embedding import Encoder
-from kgp.stores.falkor import FalkorStore
+from kgp.stores.falkordb.store import FalkorStore
 from kgp.stores.maintenance import SCHEMA_VERSION
 from kgp.stores.tracer import TraceLog
 from kgp.text import index_terms, stems
@@ -85,7 +85,7 @@ def test_a_graph_whose_index_held_the_texts_gets_terms_when_it_opens(
     questions = ("Which station recorded the most rain?", "sandbags flood plain", "pump hours")
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder, groups="*") as kg:
         kg.sync(docs)
-        clean = kg.store.dump()
+        clean = kg.store.upkeep.dump()
         answers = [kg.store.fulltext_search(q, 10) for q in questions]
         if layout != "before the index":
             kg.store._execute("MATCH (p:Passage) REMOVE p.terms", {}, write=True)
@@ -99,19 +99,19 @@ def test_a_graph_whose_index_held_the_texts_gets_terms_when_it_opens(
         )
         kg.store._execute(old, {"d": encoder.dimension}, write=True)
         kg.store.run("set_graph_schema", {"schema": 5}, write=True)
-        assert kg.store.dump() != clean
+        assert kg.store.upkeep.dump() != clean
     log = TraceLog()
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder, groups="*", tracer=log) as kg:
         store = kg.store
         assert isinstance(store, FalkorStore)
         assert store.run("graph_schema")[0]["schema"] == SCHEMA_VERSION
         assert "drop_passage_vector" in log.names()
-        assert store.dump() == clean
+        assert store.upkeep.dump() == clean
         indexed = store._indexes()
         assert ("Passage", "terms", "FULLTEXT") in indexed
         assert ("Passage", "text", "FULLTEXT") not in indexed
         assert ("Passage", "embedding", "VECTOR") not in indexed
         assert [store.fulltext_search(q, 10) for q in questions] == answers
-        assert store.vector_index_entries() == store.count_passages()
+        assert store.upkeep.vector_index_entries() == store.links.count_passages()
         kg.sync(docs)  # a sync after it writes nothing
-        assert store.dump() == clean
+        assert store.upkeep.dump() == clean

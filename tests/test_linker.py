@@ -86,13 +86,13 @@ def lists_and_exact(kg: Any, k: int = 5) -> tuple[dict[str, list], dict[str, lis
     """Every passage's stored SIMILAR list, and its k best by exact search over every passage
     (each sorted), read back from a graph."""
     with kg.store.reading_as(ADMIN_CALLER):
-        nodes, _ = kg.store.dump()
+        nodes, _ = kg.store.upkeep.dump()
         ids = [str(n["key"]) for n in nodes if n["label"] == "Passage"]
         vectors = {
             pid: np.asarray(p.embedding, dtype=np.float32)
             for pid, p in kg.store.passage_vectors(ids).items()
         }
-        stored = kg.store.similar_edges(ids)
+        stored = kg.store.links.similar_edges(ids)
     exact = exact_neighbours(vectors, k)
     return (
         {pid: sorted(stored.get(pid, [])) for pid in ids},
@@ -161,8 +161,9 @@ def test_the_budget_moves_towards_equal_time_on_both_sides() -> None:
     """Searches past the first depth slower than the weak passages: the budget grows (at most
     twofold); faster: it shrinks; small groups leave it; it stays within its range."""
 
-    class Store:
+    class Store:  # (its own ``links``: the linker's queries)
         def __init__(self) -> None:
+            self.links = self
             self.kept: list[float] = []
 
         def set_knn_budget(self, budget: float) -> None:
@@ -197,10 +198,10 @@ def test_a_long_sync_starts_from_the_budget_the_last_one_tuned(tmp_path: Path) -
     large = Group([("d", [f"d#{i}" for i in range(TUNE_PASSAGES)], np.zeros((TUNE_PASSAGES, 4)))])
     small = Group([("d", ["d#0"], np.zeros((1, 4)))])
     with FalkorStore(data_dir=tmp_path) as store, store.reading_as(ADMIN_CALLER):
-        assert store.knn_budget() is None
-        store.set_knn_budget(37.5)
-        assert store.knn_budget() == 37.5
-        nodes, _ = store.dump()
+        assert store.links.knn_budget() is None
+        store.links.set_knn_budget(37.5)
+        assert store.links.knn_budget() == 37.5
+        nodes, _ = store.upkeep.dump()
         assert all("knn_budget" not in n["props"] for n in nodes)
         for group, expected in ((large, 37.5), (small, WEAK_PER_PASSAGE)):
             linker = SimilarityLinker(store)
@@ -213,8 +214,9 @@ def test_fetched_vectors_are_kept_until_their_document_changes() -> None:
     """A vector fetched once is not fetched again (a sync resumed on a large graph checks the
     same weak passages group after group), and a written or removed document's are forgotten."""
 
-    class Counting:
+    class Counting:  # (its own ``links``: the linker's queries)
         def __init__(self) -> None:
+            self.links = self
             self.asked: list[str] = []
 
         def passage_embeddings(self, ids: list[str]) -> dict[str, list[float]]:
@@ -239,14 +241,12 @@ def test_kept_weakest_edges_are_read_again_while_a_flag_waits() -> None:
     while the graph holds a NEEDS_KNN flag (a removal took a neighbour from someone) every
     passage is read afresh, and a flagged one is never kept."""
 
-    class Store:
+    class Store:  # (its own ``links``: the linker's queries)
         def __init__(self) -> None:
+            self.links = self
             self.asked: list[str] = []
             self.flags = 0
-            self.links = {"a": (3, 0.5, False), "b": (2, 0.25, False)}
-
-        def writes_era(self) -> None:
-            return None  # (one that cannot tell: what a linker keeps lasts one sync)
+            self.held = {"a": (3, 0.5, False), "b": (2, 0.25, False)}
 
         def knn_flags(self) -> int:
             return self.flags
@@ -256,7 +256,7 @@ def test_kept_weakest_edges_are_read_again_while_a_flag_waits() -> None:
         ) -> dict[str, tuple[int, float | None, bool]]:
             assert flags == (self.flags > 0)  # the flags are read only where one waits
             self.asked += ids
-            return {pid: self.links[pid] for pid in ids if pid in self.links}
+            return {pid: self.held[pid] for pid in ids if pid in self.held}
 
     store = Store()
     memory = Memory(cast(GraphStore, store), size=10)
@@ -271,7 +271,7 @@ def test_kept_weakest_edges_are_read_again_while_a_flag_waits() -> None:
         "n1": (0, None, False),
     }
     assert store.asked == ["a", "b", "gone"]
-    store.flags, store.links["b"] = 1, (1, 0.125, True)  # b lost a neighbour
+    store.flags, store.held["b"] = 1, (1, 0.125, True)  # b lost a neighbour
     assert memory.links(["a", "b"]) == {"a": (3, 0.5, False), "b": (1, 0.125, True)}
     assert store.asked[3:] == ["a", "b"]
     store.flags = 0
@@ -287,8 +287,9 @@ def test_a_weak_passage_no_new_one_comes_near_is_not_read() -> None:
     bar = 0.5
     best = {"far": bar - 3 * ROUGH, "edge": bar - 2 * ROUGH, "near": 0.75, "few": -1.0}
 
-    class Store:
+    class Store:  # (its own ``links``: the linker's queries)
         def __init__(self) -> None:
+            self.links = self
             self.asked: list[list[str]] = []
 
         def best_similarities(self, ids: list[str], vectors: list[list[float]]) -> dict:
@@ -314,9 +315,9 @@ def recording(store: Any) -> dict[str, list[str]]:
     ("asked"), those whose vectors are read ("read"), and those ``links_within_reach`` is asked
     about ("reach") and returns ("enter")."""
     calls: dict[str, list[str]] = {"asked": [], "read": [], "reach": [], "enter": []}
-    best_similarities = store.best_similarities
-    passage_embeddings = store.passage_embeddings
-    links_within_reach = store.links_within_reach
+    best_similarities = store.links.best_similarities
+    passage_embeddings = store.links.passage_embeddings
+    links_within_reach = store.links.links_within_reach
 
     def best(ids: Any, vectors: Any) -> dict[str, float]:
         calls["asked"].extend(ids)
@@ -333,8 +334,8 @@ def recording(store: Any) -> dict[str, list[str]]:
         calls["enter"].extend(found)
         return found
 
-    store.best_similarities, store.passage_embeddings = best, embeddings
-    store.links_within_reach = reach
+    store.links.best_similarities, store.links.passage_embeddings = best, embeddings
+    store.links.links_within_reach = reach
     return calls
 
 
@@ -442,31 +443,29 @@ def test_links_of_passages_no_new_one_can_enter_are_not_returned() -> None:
     filter while no flag waits (twice the tie margin below the weakest still counts), the rest
     in full; while a flag waits, every passage is read in full, flags and all."""
 
-    class Store:
+    class Store:  # (its own ``links``: the linker's queries)
         def __init__(self) -> None:
+            self.links = self
             self.flags = 0
             self.full: list[str] = []
             self.filtered: list[dict[str, float]] = []
-            self.links = {"a": (5, 0.5, False), "b": (5, 0.5, False), "c": (2, 0.4, False)}
-
-        def writes_era(self) -> None:
-            return None  # (one that cannot tell: what a linker keeps lasts one sync)
+            self.held = {"a": (5, 0.5, False), "b": (5, 0.5, False), "c": (2, 0.4, False)}
 
         def knn_flags(self) -> int:
             return self.flags
 
         def weakest_links(self, ids: list[str], *, flags: bool = True) -> dict:
             self.full += ids
-            return {pid: self.links[pid] for pid in ids if pid in self.links}
+            return {pid: self.held[pid] for pid in ids if pid in self.held}
 
         def links_within_reach(self, best: dict[str, float], *, k: int, margin: float) -> dict:
             self.filtered.append(dict(best))
             assert (k, margin) == (5, 2 * edges.EPS)
             return {
-                pid: self.links[pid][:2]
+                pid: self.held[pid][:2]
                 for pid, value in best.items()
-                if pid in self.links
-                and (self.links[pid][0] < k or value >= self.links[pid][1] - margin)
+                if pid in self.held
+                and (self.held[pid][0] < k or value >= self.held[pid][1] - margin)
             }
 
     near = {"a": {0: 0.25, 2: 0.5 - 2 * edges.EPS}, "b": {1: 0.25}, "c": {0: 0.1}, "w": {1: 0.9}}
@@ -477,7 +476,7 @@ def test_links_of_passages_no_new_one_can_enter_are_not_returned() -> None:
     memory = Memory(cast(GraphStore, store), size=10)
     assert memory.links(["a", "b", "c", "w"], best) == {"a": (5, 0.5, False), "c": (2, 0.4, False)}
     assert store.full == ["w"] and store.filtered == [best]
-    store.flags, store.links["b"] = 1, (4, 0.5, True)
+    store.flags, store.held["b"] = 1, (4, 0.5, True)
     assert memory.links(["a", "b"], {"a": 0.9, "b": 0.1})["b"] == (4, 0.5, True)
     assert store.full == ["w", "a", "b"] and len(store.filtered) == 1
 

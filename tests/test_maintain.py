@@ -36,7 +36,7 @@ def churned(data_dir: Path) -> FalkorStore:
 def test_health_counts_entries_and_samples_recall(data_dir: Path) -> None:
     store = churned(data_dir)
     try:
-        health = store.index_health(sample=15)
+        health = store.upkeep.index_health(sample=15)
         assert (health.state, health.passages) == ("complete", 1200)
         assert 5 <= health.sampled <= 15 and health.recall_at_10 == 1.0
         assert not health.needs_rebuild and rebuild_reasons(health, asked=False) == []
@@ -89,7 +89,7 @@ def test_searches_of_another_store_go_on_while_the_index_is_rebuilt(data_dir: Pa
         thread.start()
         try:
             for _ in range(3):
-                maintainer.rebuild_vector_index()
+                maintainer.upkeep.rebuild_vector_index()
         finally:
             done.set()
             thread.join(60)
@@ -111,7 +111,7 @@ def test_cli_stats_shows_index_health_to_the_operator_only(tmp_path: Path) -> No
     data = tmp_path / "kb"
     with FalkorStore(data_dir=data) as store:
         store.ensure_schema(DIM)
-        store.write_document(make_document("a.txt", 12, tables=0))
+        store.write_documents([make_document("a.txt", 12, tables=0)])
     done = kgp("--data-dir", str(data), "stats", "--json")
     assert done.returncode == 0, done.stderr
     health = json.loads(done.stdout)["vector_index"]
@@ -126,7 +126,7 @@ def test_cli_maintain(tmp_path: Path) -> None:
     data = tmp_path / "kb"
     with FalkorStore(data_dir=data) as store:
         store.ensure_schema(DIM)
-        store.write_document(make_document("a.txt", 12, tables=0))
+        store.write_documents([make_document("a.txt", 12, tables=0)])
     done = kgp("--data-dir", str(data), "maintain", "--rebuild", "--sample", "5", "--json")
     assert done.returncode == 0, done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
@@ -143,7 +143,7 @@ def test_cli_maintain(tmp_path: Path) -> None:
 def test_sampling_nothing_or_little(data_dir: Path, sample: int) -> None:
     store = churned(data_dir)
     try:
-        health = store.index_health(sample=sample)
+        health = store.upkeep.index_health(sample=sample)
         assert (health.sampled == 0) == (sample == 0)
     finally:
         store.close()
@@ -155,6 +155,6 @@ def test_a_sample_asked_for_is_never_empty(data_dir: Path) -> None:
     in 1,000)."""
     store = churned(data_dir)
     try:
-        assert all(store.index_health(sample=1).sampled == 1 for _ in range(40))
+        assert all(store.upkeep.index_health(sample=1).sampled == 1 for _ in range(40))
     finally:
         store.close()

@@ -100,10 +100,10 @@ def runs(member: BoltStub) -> list[str]:
 def test_reads_go_to_the_replica_and_writes_to_the_leader(cluster: Cluster) -> None:
     with cluster.store() as store:
         store.ensure_schema(DIM)
-        store.write_document(make_document("a.md"))  # what a sync writes
+        store.write_documents([make_document("a.md")])  # what a sync writes
         store.delete_document("a.md")
         store.set_document_groups({"b.md": ["staff"]})
-        store.set_graph_encoder("stand-in")
+        store.upkeep.set_graph_encoder("stand-in")
         store.list_documents()
         store.neighbours([f"a.md#{i}" for i in range(3)])
         store.fetch_nodes(["a.md#0"])

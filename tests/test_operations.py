@@ -21,8 +21,8 @@ from kgp.errors import LlmError
 from kgp.ingest.embedding import Encoder
 from kgp.settings import load_settings, redact_url
 from kgp.stores import FalkorStore
-from kgp.stores.falkor_server import LOG_MAX_BYTES
-from kgp.stores.processes import pid_alive as _pid_alive
+from kgp.stores.falkordb.processes import pid_alive as _pid_alive
+from kgp.stores.falkordb.server import LOG_MAX_BYTES
 
 from tests.corpus_files import write_corpus
 
@@ -131,7 +131,7 @@ def test_the_data_directory_is_owner_only(tmp_path: Path, encoder: Encoder) -> N
     try:
         with kgp.open(data_dir=data, loaded_encoder=encoder) as kg:
             kg.sync(folder)
-            kg.store.checkpoint()
+            kg.store.upkeep.checkpoint()
             open_modes = modes(data)
     finally:
         os.umask(old)

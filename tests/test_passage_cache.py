@@ -12,7 +12,7 @@ from tests.graphs import make_document
 
 
 def test_texts_come_without_embeddings_and_each_embedding_is_read_once(store: GraphStore) -> None:
-    store.write_document(make_document("a.txt", 4))
+    store.write_documents([make_document("a.txt", 4)])
     ids = [passage_id("a.txt", j) for j in range(4)]
     stored = store.passage_vectors(ids)
     cache, ran = PassageCache(store), []

@@ -34,8 +34,8 @@ def falkor(tmp_path_factory: pytest.TempPathFactory) -> Any:
     document = make_document("a.txt", 3, table_rows=2, similar_to=())
     with FalkorStore(data_dir=Path(tmp_path_factory.mktemp("plans"))) as store:
         store.ensure_schema(len(document.passages[0].embedding))
-        store.write_document(document)
-        store.write_document(make_document("b.txt", 3, seed=1, similar_to=("a.txt#passage=0",)))
+        store.write_documents([document])
+        store.write_documents([make_document("b.txt", 3, seed=1, similar_to=("a.txt#passage=0",))])
         yield store, documents_rows([document], store.dimension)
 
 

@@ -14,9 +14,9 @@ import pytest
 from kgp import cypher
 from kgp.access import ADMIN_CALLER
 from kgp.stores import FalkorStore
-from kgp.stores.falkor_indexes import WRITE_INDEXES
-from kgp.stores.falkor_server import EmbeddedServer
-from kgp.stores.processes import pid_alive
+from kgp.stores.falkordb.indexes import WRITE_INDEXES
+from kgp.stores.falkordb.processes import pid_alive
+from kgp.stores.falkordb.server import EmbeddedServer
 
 from tests.bench.scale_bench import StandInEncoder
 from tests.graphs import DIM, make_document, random_documents
@@ -27,7 +27,7 @@ def written(data_dir: Path, documents: int = 6) -> list[list[float]]:
     with FalkorStore(data_dir=data_dir) as store:
         store.ensure_schema(DIM)
         for i in range(documents):
-            store.write_document(make_document(f"d{i}.txt", 12, seed=i, tables=0))
+            store.write_documents([make_document(f"d{i}.txt", 12, seed=i, tables=0)])
         found = store.passage_vectors([f"d{i}.txt#passage=3" for i in range(3)])
         return [found[f"d{i}.txt#passage=3"].embedding for i in range(3)]
 
@@ -62,7 +62,8 @@ def search(store: FalkorStore, vectors: list[list[float]], **options: Any) -> li
 
 
 def test_no_start_builds_a_vector_index_and_the_graph_holds_none(data_dir: Path) -> None:
-    """The vectors are searched in the index beside the graph (kgp.stores.vectors): FalkorDB
+    """The vectors are searched in the index beside the graph
+    (kgp.stores.falkordb.vectors): FalkorDB
     holds no vector index, in the snapshot or after a start, and searches answer at once."""
     vectors = written(data_dir)
     indexes = snapshot_indexes(data_dir)
@@ -93,7 +94,7 @@ def test_a_session_that_only_reads_leaves_the_log_as_it_was(data_dir: Path) -> N
             assert search(store, vectors)
         assert log_files(data_dir) == before
     with FalkorStore(data_dir=data_dir) as store:  # a write: kept
-        store.write_document(make_document("new.txt", 4, seed=9, tables=0))
+        store.write_documents([make_document("new.txt", 4, seed=9, tables=0)])
     assert log_files(data_dir) != before
     with FalkorStore(data_dir=data_dir) as store:
         assert store.fetch_nodes(["new.txt"])
@@ -107,13 +108,13 @@ def test_the_indexes_only_writes_use_are_set_aside_and_built_again(data_dir: Pat
     assert not write_indexes_in(loaded), loaded
     assert "RANGE" in loaded["Passage"] and "FULLTEXT" in loaded["Passage"]
     with FalkorStore(data_dir=data_dir) as store:
-        store.prepare_writes()
+        store.upkeep.prepare_writes()
         indexed = store._indexes()
         assert all((label, prop, "RANGE") in indexed for label, prop, _, _ in WRITE_INDEXES)
         size = store.server.log.size()
-        store.prepare_writes()  # built once
+        store.upkeep.prepare_writes()  # built once
         assert store.server.log.size() == size
-        store.write_document(make_document("again.txt", 4, seed=8, tables=0))
+        store.write_documents([make_document("again.txt", 4, seed=8, tables=0)])
     loaded = snapshot_indexes(data_dir)
     assert not write_indexes_in(loaded), loaded
 
@@ -126,8 +127,8 @@ def test_a_failure_while_setting_the_index_aside_still_stops_the_server(
     vectors = written(data_dir)
     store = FalkorStore(data_dir=data_dir).open()
     indexed = search(store, vectors)
-    store.prepare_writes()  # the write indexes built again: to set aside at close
-    store.write_document(make_document("late.txt", 4, seed=40, tables=0))
+    store.upkeep.prepare_writes()  # the write indexes built again: to set aside at close
+    store.write_documents([make_document("late.txt", 4, seed=40, tables=0)])
     indexed = search(store, vectors)
     real = cypher.load
     monkeypatch.setattr(
@@ -159,13 +160,13 @@ def test_indexes_are_made_in_the_snapshot_before_writes_use_them(data_dir: Path)
     with FalkorStore(data_dir=data_dir) as store:
         store.ensure_schema(DIM)
         assert b"INDEX" not in log_writes(data_dir)
-        store.write_document(make_document("first.txt", 6, seed=1, tables=0))
+        store.write_documents([make_document("first.txt", 6, seed=1, tables=0)])
         assert b"first.txt" in log_writes(data_dir)
     with FalkorStore(data_dir=data_dir) as store:  # the close set indexes aside
-        store.prepare_writes()
+        store.upkeep.prepare_writes()
         assert b"INDEX" not in log_writes(data_dir)
-        store.write_document(make_document("second.txt", 6, seed=2, tables=0))
-        store.prepare_writes()  # nothing to build: no compaction
+        store.write_documents([make_document("second.txt", 6, seed=2, tables=0)])
+        store.upkeep.prepare_writes()  # nothing to build: no compaction
         assert b"second.txt" in log_writes(data_dir)
     with FalkorStore(data_dir=data_dir) as store:
         assert store.fetch_nodes(["first.txt", "second.txt"])
@@ -188,4 +189,4 @@ def test_a_first_sync_leaves_a_snapshot_without_the_indexes_a_start_need_not_loa
         with kgp.open(data_dir=data_dir, loaded_encoder=StandInEncoder()) as kg:
             assert kg.retrieve("w1 w2 item 3", 5).passages
             with kg.store.reading_as(ADMIN_CALLER):
-                assert kg.store.vector_index_entries() == passages
+                assert kg.store.upkeep.vector_index_entries() == passages

@@ -129,9 +129,9 @@ def test_a_stand_in_graph_opens_from_any_working_directory(
     monkeypatch.chdir(tmp_path / "one")
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
         kg.sync(docs)
-        assert kg.store.graph_encoder() == "standin-bag-of-words-384"
+        assert kg.store.upkeep.graph_encoder() == "standin-bag-of-words-384"
     (docs / "b.md").write_text("# B\n\nThe corn is sold at the market by the river.")
     monkeypatch.chdir(tmp_path / "two")
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=StandInEncoder()) as kg:
         assert kg.sync(docs).added == ["b.md"]
-        assert kg.store.graph_encoder() == "standin-bag-of-words-384"
+        assert kg.store.upkeep.graph_encoder() == "standin-bag-of-words-384"

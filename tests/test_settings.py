@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from kgp.errors import ConfigurationError
 from kgp.settings import Device, StoreKind, load_settings
-from kgp.stores.falkor_server import LOAD_TIMEOUT
+from kgp.stores.falkordb.server import LOAD_TIMEOUT
 from pydantic import ValidationError
 
 

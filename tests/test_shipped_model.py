@@ -48,7 +48,7 @@ def test_the_installed_files_are_the_ones_the_card_records() -> None:
 def test_a_new_graph_is_built_with_the_shipped_model(tmp_path: Path) -> None:
     with kgp.open(data_dir=tmp_path / "kb") as kg:
         kg.sync(EXAMPLES)
-        assert kg.store.graph_encoder() == SHIPPED_MODEL
+        assert kg.store.upkeep.graph_encoder() == SHIPPED_MODEL
         assert kg.encoder.model_name == SHIPPED_MODEL
         result = kg.retrieve(QUESTION, 5)
         assert "Cedar Hollow" in result.passages[0].text

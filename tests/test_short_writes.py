@@ -58,26 +58,26 @@ def test_a_write_short_of_its_keyword_links_is_made_again(
 ) -> None:
     with FalkorStore(data_dir=data_dir) as store:
         store.ensure_schema(DIM)
-        store.write_document(make_document("old.txt", 2, seed=2))
-        clean = store.dump()
+        store.write_documents([make_document("old.txt", 2, seed=2)])
+        clean = store.upkeep.dump()
         store.delete_document("old.txt")
         counted = losing_links(store, rows_module.WRITE_TRIES - 1)
-        store.write_document(make_document("old.txt", 2, seed=2))
+        store.write_documents([make_document("old.txt", 2, seed=2)])
         assert counted == [0] * (rows_module.WRITE_TRIES - 1) + [2 * 3]
-        assert store.dump() == clean  # as a write that kept every link
+        assert store.upkeep.dump() == clean  # as a write that kept every link
         assert "keyword links of old.txt; writing those documents again" in caplog.text
 
 
 def test_a_write_still_short_after_its_tries_leaves_its_documents_absent(data_dir: Path) -> None:
     with FalkorStore(data_dir=data_dir) as store:
         store.ensure_schema(DIM)
-        store.write_document(make_document("kept.txt", 3, seed=3))
-        kept = store.dump()
-        store.write_document(make_document("replaced.txt", 2, seed=4))
+        store.write_documents([make_document("kept.txt", 3, seed=3)])
+        kept = store.upkeep.dump()
+        store.write_documents([make_document("replaced.txt", 2, seed=4)])
         losing_links(store, rows_module.WRITE_TRIES)
         with pytest.raises(StoreError, match=r"0 of 12 keyword links of new.txt, replaced.txt"):
             store.write_documents(
                 [make_document("new.txt", 2, seed=5), make_document("replaced.txt", 2, seed=6)]
             )
         assert {d.id for d in store.list_documents()} == {"kept.txt"}
-        assert store.dump() == kept  # the others' keywords (alpha, beta) counted right
+        assert store.upkeep.dump() == kept  # the others' keywords (alpha, beta) counted right

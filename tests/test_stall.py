@@ -8,8 +8,8 @@ import subprocess
 import time
 
 import pytest
-from kgp.stores import stall
-from kgp.stores.stall import StallWatch
+from kgp.stores.falkordb import stall
+from kgp.stores.falkordb.stall import StallWatch
 
 
 def test_the_watch_says_it_stopped_the_server_before_the_query_can_ask(

@@ -97,8 +97,8 @@ def expected_dump(
 def test_write_then_dump_is_exactly_the_document(store: GraphStore) -> None:
     graphs = [make_document("a.txt", 6, tables=2), make_document("b.txt", 4, seed=1)]
     for graph in graphs:
-        store.write_document(graph)
-    assert store.dump() == expected_dump(graphs, store)
+        store.write_documents([graph])
+    assert store.upkeep.dump() == expected_dump(graphs, store)
     counts = store.counts()
     labels = {k: n for k, n in counts.labels.items() if k != "Meta"}  # (a store's bookkeeping)
     assert labels == {"Document": 2, "Keyword": 12, "Page": 4, "Passage": 10, "Table": 3}
@@ -118,44 +118,46 @@ def test_round_trip_of_generated_documents(
     store.clear()
     graphs = [first, second] if first.document.id != "other.md" else [second]
     for graph in graphs:
-        store.write_document(graph)
-    assert store.dump() == expected_dump(graphs, store)
+        store.write_documents([graph])
+    assert store.upkeep.dump() == expected_dump(graphs, store)
     fetched = store.fetch_nodes([passage_id(first.document.id, p.ordinal) for p in first.passages])
     if first in graphs:
         assert {v["text"] for v in fetched.values()} == {p.text for p in first.passages}
 
 
 def test_replace_leaves_no_orphans(store: GraphStore) -> None:
-    store.write_document(make_document("keep.txt", 3, keywords=("shared",), seed=3))
-    store.write_document(make_document("x.txt", 8, keywords=("shared", "gone"), tables=3))
+    store.write_documents([make_document("keep.txt", 3, keywords=("shared",), seed=3)])
+    store.write_documents([make_document("x.txt", 8, keywords=("shared", "gone"), tables=3)])
     replacement = make_document("x.txt", 2, keywords=("shared", "fresh"), tables=0, seed=9)
-    store.write_document(replacement)
+    store.write_documents([replacement])
     expected = expected_dump(
         [make_document("keep.txt", 3, keywords=("shared",), seed=3), replacement], store
     )
-    assert store.dump() == expected
-    assert "gone" not in {n["key"] for n in store.dump()[0]}
+    assert store.upkeep.dump() == expected
+    assert "gone" not in {n["key"] for n in store.upkeep.dump()[0]}
 
 
 def test_delete_removes_document_and_unused_keywords(store: GraphStore) -> None:
     keep = make_document("keep.txt", 3, keywords=("shared",), seed=3)
-    store.write_document(keep)
-    store.write_document(
-        make_document(
-            "x.txt", 4, keywords=("shared", "only-x"), similar_to=(passage_id("keep.txt", 1),)
-        )
+    store.write_documents([keep])
+    store.write_documents(
+        [
+            make_document(
+                "x.txt", 4, keywords=("shared", "only-x"), similar_to=(passage_id("keep.txt", 1),)
+            )
+        ]
     )
     assert store.delete_document("x.txt") is True
-    assert store.dump() == expected_dump([keep], store)
+    assert store.upkeep.dump() == expected_dump([keep], store)
     assert store.delete_document("x.txt") is False
 
 
 def test_writing_same_document_twice_is_idempotent(store: GraphStore) -> None:
     graph = make_document("same.txt", 5)
-    store.write_document(graph)
-    once = store.dump()
-    store.write_document(graph)
-    assert store.dump() == once
+    store.write_documents([graph])
+    once = store.upkeep.dump()
+    store.write_documents([graph])
+    assert store.upkeep.dump() == once
 
 
 def test_documents_written_together_equal_documents_written_one_by_one(
@@ -167,10 +169,14 @@ def test_documents_written_together_equal_documents_written_one_by_one(
 
     def older() -> None:
         store.clear()
-        store.write_document(make_document("a.txt", 4, keywords=("shared", "a-old"), tables=2))
-        store.write_document(make_document("b.txt", 3, seed=1, similar_to=("a.txt#passage=1",)))
-        store.write_document(
-            make_document("c.txt", 3, seed=2, keywords=("shared",), similar_to=("a.txt#passage=2",))
+        store.write_documents([make_document("a.txt", 4, keywords=("shared", "a-old"), tables=2)])
+        store.write_documents([make_document("b.txt", 3, seed=1, similar_to=("a.txt#passage=1",))])
+        store.write_documents(
+            [
+                make_document(
+                    "c.txt", 3, seed=2, keywords=("shared",), similar_to=("a.txt#passage=2",)
+                )
+            ]
         )
 
     newer = [
@@ -180,11 +186,11 @@ def test_documents_written_together_equal_documents_written_one_by_one(
     ]
     older()
     for graph in newer:
-        store.write_document(graph)
-    one_by_one = store.dump()
+        store.write_documents([graph])
+    one_by_one = store.upkeep.dump()
     older()
     store.write_documents(newer)
-    together = store.dump()
+    together = store.upkeep.dump()
     assert together == one_by_one
     flagged = {r["source"] for r in together[1] if r["type"] == "NEEDS_KNN"}
     assert flagged == {"c.txt#passage=0"}  # it pointed into a.txt, which was replaced
@@ -200,8 +206,8 @@ def on_a_missing_page(doc_id: str) -> DocumentGraph:
 
 
 def test_a_bad_document_keeps_its_whole_batch_out(store: GraphStore) -> None:
-    store.write_document(make_document("ok.txt"))
-    before = store.dump()
+    store.write_documents([make_document("ok.txt")])
+    before = store.upkeep.dump()
     with pytest.raises(DocumentError, match=r"bad.txt.*page 9"):
         store.write_documents([make_document("fine.txt", seed=3), on_a_missing_page("bad.txt")])
     with pytest.raises(DocumentError, match=r"fine\.txt: given twice"):
@@ -211,45 +217,45 @@ def test_a_bad_document_keeps_its_whole_batch_out(store: GraphStore) -> None:
     with pytest.raises(Exception) as raised:
         store.run("write_documents", rows, write=True)
     assert type(raised.value).__module__.startswith("kgp")
-    assert store.dump() == before
+    assert store.upkeep.dump() == before
 
 
 def test_list_documents(store: GraphStore) -> None:
     a, b = make_document("b/2.txt"), make_document("a/1.txt", seed=4)
-    store.write_document(a)
-    store.write_document(b)
+    store.write_documents([a])
+    store.write_documents([b])
     listed = store.list_documents()
     assert [d.id for d in listed] == ["a/1.txt", "b/2.txt"]
     assert listed[1].sha256 == a.document.sha256
 
 
 def test_inconsistent_document_is_refused_before_anything_is_written(store: GraphStore) -> None:
-    store.write_document(make_document("ok.txt"))
-    before = store.dump()
+    store.write_documents([make_document("ok.txt")])
+    before = store.upkeep.dump()
     bad = make_document("bad.txt")
     broken = on_a_missing_page("bad.txt")
     with pytest.raises(DocumentError, match=r"bad.txt.*page 9"):
-        store.write_document(broken)
+        store.write_documents([broken])
     wrong_dim = DocumentGraph(
         document=bad.document,
         passages=(PassageRecord(page=1, ordinal=0, text="x", embedding=(0.0,) * 3),),
     )
     with pytest.raises(DocumentError, match="3-dimension"):
-        store.write_document(wrong_dim)
-    assert store.dump() == before
+        store.write_documents([wrong_dim])
+    assert store.upkeep.dump() == before
 
 
 def test_failing_write_changes_nothing(store: GraphStore) -> None:
     """A query that fails half-way (deletes done, passages being created) is rolled back whole."""
-    store.write_document(make_document("first.txt", 3))
-    store.write_document(make_document("second.txt", 2, seed=5))
-    before = store.dump()
+    store.write_documents([make_document("first.txt", 3)])
+    store.write_documents([make_document("second.txt", 2, seed=5)])
+    before = store.upkeep.dump()
     rows = documents_rows([make_document("second.txt", 3)], DIM)
     rows["passages"][2]["embedding"] = ["not a number"] * DIM  # fails inside the query
     with pytest.raises(Exception) as raised:
         store.run("write_documents", rows, write=True)
     assert type(raised.value).__module__.startswith("kgp")
-    assert store.dump() == before
+    assert store.upkeep.dump() == before
 
 
 def test_vector_search_returns_true_nearest_neighbours(fresh_store: GraphStore) -> None:
@@ -258,7 +264,7 @@ def test_vector_search_returns_true_nearest_neighbours(fresh_store: GraphStore) 
     rng = np.random.default_rng(7)
     graphs = [make_document(f"v{i}.txt", 50, seed=100 + i, tables=0) for i in range(6)]
     for graph in graphs:
-        store.write_document(graph)
+        store.write_documents([graph])
     ids = [passage_id(g.document.id, p.ordinal) for g in graphs for p in g.passages]
     matrix = np.array([p.embedding for g in graphs for p in g.passages])
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -277,8 +283,8 @@ def test_vector_search_rejects_wrong_dimension(store: GraphStore) -> None:
 
 
 def test_fulltext_search_finds_words_and_ignores_syntax(store: GraphStore) -> None:
-    store.write_document(make_document("zoo.txt", 4, text="the zebra number {j} eats grass"))
-    store.write_document(make_document("farm.txt", 4, text="a cow number {j} eats hay", seed=2))
+    store.write_documents([make_document("zoo.txt", 4, text="the zebra number {j} eats grass")])
+    store.write_documents([make_document("farm.txt", 4, text="a cow number {j} eats hay", seed=2)])
     hits = store.fulltext_search("zebra", 10)
     assert {h.id for h in hits} == {passage_id("zoo.txt", j) for j in range(4)}
     both = {h.id for h in store.fulltext_search("zebra OR cow", 20)}
@@ -292,10 +298,10 @@ def test_fulltext_search_finds_words_and_ignores_syntax(store: GraphStore) -> No
 def test_fulltext_ranks_rare_words_above_common_ones(store: GraphStore) -> None:
     # BM25's inverse document frequency: FalkorDB's own full-text score ignored it, and a
     # passage repeating a common word outranked the one naming the rare thing asked about
-    store.write_document(
-        make_document("common.txt", 12, text="number {j}: pump station valve, pump station valve")
+    store.write_documents(
+        [make_document("common.txt", 12, text="number {j}: pump station valve, pump station valve")]
     )
-    store.write_document(make_document("z.txt", 1, text="a zeppelin", seed=3))
+    store.write_documents([make_document("z.txt", 1, text="a zeppelin", seed=3)])
     hits = store.fulltext_search("which pump station valve has a zeppelin?", 5)
     assert hits[0].id == passage_id("z.txt", 0)
     assert len(hits) == 5 and hits[0].score > hits[1].score
@@ -306,9 +312,9 @@ def test_a_term_over_the_cap_counts_for_none_and_the_cap_counts_readable_passage
 ) -> None:
     # each term is one query that stops past the cap: a common word costs the same at any size
     monkeypatch.setattr(search, "FULLTEXT_CAP", 3)
-    store.write_document(make_document("open.txt", 2, text="pump number {j}"))
-    store.write_document(make_document("hr.txt", 3, text="pump salary {j}", seed=1))
-    store.write_document(make_document("z.txt", 1, text="a zeppelin", seed=3))
+    store.write_documents([make_document("open.txt", 2, text="pump number {j}")])
+    store.write_documents([make_document("hr.txt", 3, text="pump salary {j}", seed=1)])
+    store.write_documents([make_document("z.txt", 1, text="a zeppelin", seed=3)])
     store.set_document_groups({"hr.txt": ["hr"]})
     z0, opened = passage_id("z.txt", 0), {passage_id("open.txt", j) for j in range(2)}
     # the admin reads five passages with "pump": more than the cap, so only the zeppelin counts
@@ -323,13 +329,13 @@ def test_readable_passages_counts_each_readable_documents_passages_tables_rows_t
 ) -> None:
     # BM25's n, counted from the documents' HAS_PASSAGE degrees (FalkorDB): table rows are
     # passages, a document with no group is read by the admin alone, and a removal counts at once
-    store.write_document(make_document("open.txt", 4, table_rows=3))
-    store.write_document(make_document("hr.txt", 2, seed=1))
-    store.write_document(make_document("none.txt", 5, seed=2))
+    store.write_documents([make_document("open.txt", 4, table_rows=3)])
+    store.write_documents([make_document("hr.txt", 2, seed=1)])
+    store.write_documents([make_document("none.txt", 5, seed=2)])
     store.set_document_groups({"open.txt": ["public"], "hr.txt": ["hr"], "none.txt": []})
     n = {d: len(store.document_passages([d])) for d in ("open.txt", "hr.txt", "none.txt")}
     assert any(p.table_id for p in store.document_passages(["open.txt"]))  # rows count too
-    assert store.readable_passages() == store.count_passages() == sum(n.values())
+    assert store.readable_passages() == store.links.count_passages() == sum(n.values())
     with store.reading_as(Caller(("public",))):
         assert store.readable_passages() == n["open.txt"]
     with store.reading_as(Caller(("hr", "public"))):
@@ -346,8 +352,8 @@ def test_the_admins_full_text_checks_no_document_and_finds_what_a_reader_of_all_
 ) -> None:
     # the admin reads every passage, so its term query skips the documents' groups (5x faster
     # at 1M passages); a caller reading every group gets the same ranking through the check
-    store.write_document(make_document("open.txt", 4, text="pump station number {j}"))
-    store.write_document(make_document("hr.txt", 3, text="pump salary {j}", seed=1))
+    store.write_documents([make_document("open.txt", 4, text="pump station number {j}")])
+    store.write_documents([make_document("hr.txt", 3, text="pump salary {j}", seed=1)])
     store.set_document_groups({"hr.txt": ["hr"]})
     names: list[str] = []
     store.tracer = lambda event: names.append(event.name)
@@ -367,8 +373,8 @@ def test_the_admins_full_text_checks_no_document_and_finds_what_a_reader_of_all_
 def test_the_admins_vector_search_checks_no_document_and_finds_what_a_reader_of_all_finds(
     store: GraphStore,
 ) -> None:
-    store.write_document(make_document("open.txt", 6, seed=2))
-    store.write_document(make_document("hr.txt", 5, seed=3))
+    store.write_documents([make_document("open.txt", 6, seed=2)])
+    store.write_documents([make_document("hr.txt", 5, seed=3)])
     store.set_document_groups({"hr.txt": ["hr"]})
     vectors = [p.embedding for p in store.passage_vectors([passage_id("hr.txt", 0)]).values()]
     names: list[str] = []
@@ -391,15 +397,17 @@ def test_the_admins_vector_search_checks_no_document_and_finds_what_a_reader_of_
 
 
 def test_batched_neighbours_by_kind(store: GraphStore) -> None:
-    store.write_document(make_document("a.txt", 4, keywords=("common",)))
-    store.write_document(
-        make_document(
-            "b.txt",
-            3,
-            keywords=("common",),
-            seed=1,
-            similar_to=(passage_id("a.txt", 2), passage_id("a.txt", 3)),
-        )
+    store.write_documents([make_document("a.txt", 4, keywords=("common",))])
+    store.write_documents(
+        [
+            make_document(
+                "b.txt",
+                3,
+                keywords=("common",),
+                seed=1,
+                similar_to=(passage_id("a.txt", 2), passage_id("a.txt", 3)),
+            )
+        ]
     )
     a0, a1, b0 = passage_id("a.txt", 0), passage_id("a.txt", 1), passage_id("b.txt", 0)
     found = store.neighbours([a1, b0], [EdgeKind.NEXT, EdgeKind.SIMILAR])
@@ -427,7 +435,7 @@ def test_batched_neighbours_by_kind(store: GraphStore) -> None:
 def test_neighbours_of_every_kind_in_one_query(store: GraphStore) -> None:
     from kgp.stores.tracer import TraceLog
 
-    store.write_document(make_document("a.txt", 30))
+    store.write_documents([make_document("a.txt", 30)])
     log = TraceLog()
     store.tracer = log
     try:
@@ -438,7 +446,7 @@ def test_neighbours_of_every_kind_in_one_query(store: GraphStore) -> None:
 
 
 def test_fetch_nodes_of_every_label(store: GraphStore) -> None:
-    store.write_document(make_document("f.txt", 2, tables=1))
+    store.write_documents([make_document("f.txt", 2, tables=1)])
     nodes = store.fetch_nodes(
         ["f.txt", "f.txt#page=1", "f.txt#page=1&table=0", passage_id("f.txt", 1), "missing"]
     )
@@ -454,9 +462,9 @@ def test_fetch_nodes_of_every_label(store: GraphStore) -> None:
 
 def test_cypher_fragments_are_data(store: GraphStore) -> None:
     evil = "') DETACH DELETE n // \" \\ $x {id: 1}"
-    store.write_document(make_document("safe.txt", 2))
+    store.write_documents([make_document("safe.txt", 2)])
     text = evil.replace("{", "{{").replace("}", "}}") + " {j}"
-    store.write_document(make_document(evil, 2, text=text, keywords=(evil,)))
+    store.write_documents([make_document(evil, 2, text=text, keywords=(evil,))])
     assert store.counts().labels["Document"] == 2
     assert store.fetch_nodes([evil])[evil]["path"] == evil
     assert store.delete_document(evil)
@@ -473,15 +481,15 @@ def test_schema_is_idempotent_and_checks_dimension(store: GraphStore) -> None:
 @pytest.mark.parametrize("doc_id", [" leading.txt", "\ttab.txt", "trailing.txt\n", "a\x01b.txt"])
 def test_ids_the_index_cannot_find_are_refused(store: GraphStore, doc_id: str) -> None:
     with pytest.raises(DocumentError, match="control character or leading or trailing whitespace"):
-        store.write_document(make_document(doc_id))
+        store.write_documents([make_document(doc_id)])
     assert store.counts().labels == {}
 
 
 def test_table_rows_are_passages_of_their_table(store: GraphStore) -> None:
     graph = make_document("t.txt", 5, tables=1, table_rows=2, text="{doc} zanzibar row {j}")
-    store.write_document(graph)
+    store.write_documents([graph])
     rows = [passage_id("t.txt", 3), passage_id("t.txt", 4)]
-    _, rels = store.dump()
+    _, rels = store.upkeep.dump()
     contains = {(r["source"], r["target"]) for r in rels if r["type"] == "CONTAINS"}
     assert {("t.txt#page=1&table=0", pid) for pid in rows} <= contains
     assert not {(s, t) for s, t in contains if t in rows and "table" not in s}, "not the page's"
@@ -500,13 +508,13 @@ def test_document_groups_are_written_listed_and_changed_on_the_document_alone(
     from dataclasses import replace
 
     graph = make_document("hr.txt", 4)
-    store.write_document(replace(graph, document=replace(graph.document, groups=("hr",))))
-    store.write_document(make_document("open.txt", 3, seed=1))
+    store.write_documents([replace(graph, document=replace(graph.document, groups=("hr",)))])
+    store.write_documents([make_document("open.txt", 3, seed=1)])
     assert {d.id: d.groups for d in store.list_documents()} == {
         "hr.txt": ("hr",),
         "open.txt": ("public",),
     }
-    passages = [n for n in store.dump()[0] if n["label"] != "Document"]
+    passages = [n for n in store.upkeep.dump()[0] if n["label"] != "Document"]
     store.set_document_groups({"hr.txt": ["board", "hr"]})
     assert store.list_documents()[0].groups == ("board", "hr")
-    assert [n for n in store.dump()[0] if n["label"] != "Document"] == passages
+    assert [n for n in store.upkeep.dump()[0] if n["label"] != "Document"] == passages

@@ -17,7 +17,7 @@ from tests.graphs import make_document
 
 
 def test_threads_counting_on_one_store_see_their_own_calls(store: GraphStore) -> None:
-    store.write_document(make_document("a.txt", 3))
+    store.write_documents([make_document("a.txt", 3)])
     log = TraceLog()
     store.tracer = log
     wanted = {"few": 3, "many": 40}
@@ -67,7 +67,7 @@ def test_reading_as_gives_every_query_of_the_block_its_caller(store: GraphStore)
     """``reading_as()`` is the one place the caller's groups are added: every query in the
     block gets them (the innermost block wins), queries outside read as the store's own caller,
     and a maintenance read is refused to a caller who is not the admin, before it runs."""
-    store.write_document(make_document("a.txt", 3))
+    store.write_documents([make_document("a.txt", 3)])
     log = TraceLog()
     store.tracer = log
     staff, hr = Caller(("staff",)), Caller(("hr",))
@@ -80,7 +80,7 @@ def test_reading_as_gives_every_query_of_the_block_its_caller(store: GraphStore)
                 counted = len(log.events) - before  # (the filtered counts: a.txt is hidden)
             store.fulltext_search("word", 3)
             with pytest.raises(AccessDeniedError, match="'dump_nodes' needs the admin view"):
-                store.dump()
+                store.upkeep.dump()
         assert [d.id for d in store.list_documents()] == ["a.txt"]
     finally:
         store.tracer = None
@@ -95,7 +95,7 @@ def test_reading_as_gives_every_query_of_the_block_its_caller(store: GraphStore)
 def test_a_thread_reads_as_the_block_only_in_a_copy_of_its_context(store: GraphStore) -> None:
     """Work handed to another thread reads as the store's caller unless it runs in a copy of
     the block's context (how the sync's writer thread keeps the admin view)."""
-    store.write_document(make_document("a.txt", 3))
+    store.write_documents([make_document("a.txt", 3)])
     seen: list[list[str]] = []
 
     def documents() -> None:

@@ -21,7 +21,8 @@ from kgp.ingest.embedding import Encoder
 from kgp.ingest.report import SyncReport
 from kgp.ingest.sync import Syncer
 from kgp.settings import load_settings
-from kgp.stores import FalkorStore, falkor_log
+from kgp.stores import FalkorStore
+from kgp.stores.falkordb import log as falkor_log
 from kgp.stores.tracer import TraceLog
 
 from tests.corpus_files import TEXTS, make_image_pdf, make_pdf, write_copies, write_corpus
@@ -42,7 +43,7 @@ class Graph:
         return self.syncer.sync_folder(folder)
 
     def dump(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        return canonical(self.store.dump())
+        return canonical(self.store.upkeep.dump())
 
 
 def canonical(dump: tuple[list[dict[str, Any]], list[dict[str, Any]]]) -> Any:
@@ -212,7 +213,7 @@ def test_removed_neighbours_are_refilled(tmp_path: Path, graphs: Any) -> None:
     assert report.refilled > 0
     counts = graph.store.counts()
     assert counts.relationships["SIMILAR"] == 3 * counts.labels["Passage"]
-    assert graph.store.passages_needing_knn() == []
+    assert graph.store.links.passages_needing_knn() == []
 
 
 def test_bad_files_are_reported_and_the_rest_is_synced(tmp_path: Path, graphs: Any) -> None:
@@ -386,7 +387,7 @@ def test_sigkill_at_chosen_writes_then_sync_equals_clean_sync(tmp_path: Path, gr
             command = [sys.executable, "-c", KILL_AT_WRITE, str(data_dir), str(folder)]
             done = subprocess.run([*command, str(group), str(kill_at)], check=False)
             assert done.returncode == -signal.SIGKILL, "the kill should land during the sync"
-            pending.append(len(watcher.pending_documents()))
+            pending.append(len(watcher.links.pending_documents()))
     finally:
         watcher.close()
     assert pending == [1, 2, 3]
@@ -485,14 +486,14 @@ def test_sync_with_another_encoder_is_refused(tmp_path: Path, encoder: Encoder) 
     folder = write_corpus(tmp_path / "docs", ["rivers.txt"])
     with kgp.open(data_dir=tmp_path / "kb", loaded_encoder=encoder, groups="*") as kg:
         kg.sync(folder)
-        assert kg.store.graph_encoder() == "all-MiniLM-L6-v2"
-        before = kg.store.dump()
+        assert kg.store.upkeep.graph_encoder() == "all-MiniLM-L6-v2"
+        before = kg.store.upkeep.dump()
     (folder / "more.txt").write_text("The Ostra river floods in spring.")
     other = str(resolve_encoder("all-MiniLM-L6-v2"))  # the same weights under another name
     with kgp.open(data_dir=tmp_path / "kb", encoder=other, groups="*") as kg:
         with pytest.raises(ConfigurationError, match="was built with encoder 'all-MiniLM-L6-v2'"):
             kg.sync(folder)
-        assert kg.store.dump() == before, "nothing was written"
+        assert kg.store.upkeep.dump() == before, "nothing was written"
 
 
 def test_a_sync_that_would_empty_the_graph_is_refused(tmp_path: Path, graphs: Any) -> None:

@@ -3,7 +3,8 @@ removals, edits, copies, interrupted syncs, server restarts and kills and index 
 graph equals a clean sync of the same files, vector search included (a Hypothesis state machine
 against a clean rebuild). The writes come from a long-lived client and from another process
 (another store of the same graph, a syncer of its own each time), in any order; the vector index
-beside the graph (kgp.stores.vectors) is deleted, or put back as an older copy, between a stop
+beside the graph
+(kgp.stores.falkordb.vectors) is deleted, or put back as an older copy, between a stop
 and the next start, and must come back equal to the graph."""
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ class Server:
         each store opens again and replays the log. ``check``: a graph whose snapshot, the
         server stopped, must hold no index a start need not load (an empty vector index costs
         nothing and stays)."""
-        passages = sum(store.count_passages() for store in stores) if check else 0
+        passages = sum(store.links.count_passages() for store in stores) if check else 0
         if kill:
             os.kill(int(self.holder.server.pid_file.read_text()), signal.SIGKILL)
         for store in [self.holder, *stores]:
@@ -184,7 +185,7 @@ def materialise(folder: Path, model: Mapping[str, str]) -> None:
 
 def observe(store: GraphStore) -> tuple[Any, dict[str, list[tuple[str, float]]]]:
     """The canonical dump, and for every passage the ten nearest to its own stored vector."""
-    dump = canonical(store.dump())
+    dump = canonical(store.upkeep.dump())
     rows = store.passage_vectors(n["key"] for n in dump[0] if n["label"] == "Passage")
     lookups = {
         pid: [(h.id, round(h.score, 5)) for h in store.vector_search(row.embedding, 10)]
@@ -361,7 +362,7 @@ class SyncMachine(RuleBasedStateMachine):
 
     @rule()
     def rebuild_vector_index(self) -> None:
-        self.store.rebuild_vector_index()
+        self.store.upkeep.rebuild_vector_index()
 
     @rule(kill=st.booleans())
     def restart_server(self, kill: bool) -> None:

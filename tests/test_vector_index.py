@@ -22,7 +22,7 @@ from tests.graphs import DIM, make_document
 
 def in_step(store: GraphStore) -> bool:
     """Whether the vector index holds exactly as many entries as the graph has passages."""
-    return store.vector_index_entries() == store.count_passages()
+    return store.upkeep.vector_index_entries() == store.links.count_passages()
 
 
 def own_vectors(store: GraphStore, doc_id: str, count: int) -> dict[str, list[float]]:
@@ -32,9 +32,9 @@ def own_vectors(store: GraphStore, doc_id: str, count: int) -> dict[str, list[fl
 
 def test_rewritten_passages_are_found_once(fresh_store: GraphStore) -> None:
     store = fresh_store
-    store.write_document(make_document("other.txt", 20, seed=1, tables=0))
+    store.write_documents([make_document("other.txt", 20, seed=1, tables=0)])
     for _ in range(6):  # each rewrite puts 30 passages at the very same places
-        store.write_document(make_document("same.txt", 30, seed=2, tables=0))
+        store.write_documents([make_document("same.txt", 30, seed=2, tables=0)])
     assert in_step(store)
     vectors = own_vectors(store, "same.txt", 30)
     for pid, vector in vectors.items():
@@ -48,8 +48,8 @@ def test_a_search_whose_first_depth_is_excluded_goes_deeper(fresh_store: GraphSt
     """A document rewritten many times, then excluded: the search goes on past it."""
     store = fresh_store
     for _ in range(25):
-        store.write_document(make_document("busy.txt", 1, seed=3, tables=0))
-    store.write_document(make_document("far.txt", 1, seed=4, tables=0))
+        store.write_documents([make_document("busy.txt", 1, seed=3, tables=0)])
+    store.write_documents([make_document("far.txt", 1, seed=4, tables=0)])
     vector = own_vectors(store, "busy.txt", 1)[passage_id("busy.txt", 0)]
     hits = store.vector_search(vector, 2)
     assert [h.id for h in hits] == [passage_id("busy.txt", 0), passage_id("far.txt", 0)]
@@ -61,7 +61,7 @@ def test_ties_at_the_cut_are_returned_whole(fresh_store: GraphStore) -> None:
     """Identical vectors are ordered by id, whatever order the index holds them in."""
     store = fresh_store
     for name in ("d.txt", "b.txt", "e.txt", "a.txt", "c.txt"):
-        store.write_document(make_document(name, 1, seed=5, tables=0))  # the same vector
+        store.write_documents([make_document(name, 1, seed=5, tables=0)])  # the same vector
     vector = own_vectors(store, "a.txt", 1)[passage_id("a.txt", 0)]
     hits = store.vector_search(vector, 2)
     assert [h.id for h in hits] == [passage_id("a.txt", 0), passage_id("b.txt", 0)]
@@ -73,8 +73,8 @@ def test_a_search_started_deeper_finds_the_same_passages(fresh_store: GraphStore
     a cap below ``start`` asks the first depth, as without ``start``."""
     store = fresh_store
     for seed in range(4):
-        store.write_document(make_document(f"d{seed}.txt", 40, seed=seed, tables=0))
-    store.write_document(make_document("d0.txt", 40, seed=9, tables=0))  # written again
+        store.write_documents([make_document(f"d{seed}.txt", 40, seed=seed, tables=0)])
+    store.write_documents([make_document("d0.txt", 40, seed=9, tables=0)])  # written again
     vectors = list(own_vectors(store, "d1.txt", 40).values())[:5]
     floor = -0.05
     plain = store.nearest(vectors, want=5, floor=floor, exclude_docs=["d1.txt"] * 5)
@@ -103,8 +103,8 @@ def test_a_bar_above_a_vectors_nearest_is_dropped_for_it(fresh_store: GraphStore
     nearest, and everything above the floor."""
     store = fresh_store
     for seed in range(4):
-        store.write_document(make_document(f"d{seed}.txt", 40, seed=seed, tables=0))
-    store.write_document(make_document("d0.txt", 40, seed=9, tables=0))  # written again
+        store.write_documents([make_document(f"d{seed}.txt", 40, seed=seed, tables=0)])
+    store.write_documents([make_document("d0.txt", 40, seed=9, tables=0)])  # written again
     vectors = list(own_vectors(store, "d3.txt", 40).values())[:8]
     plain = store.nearest(vectors, want=5, exclude_docs=["d3.txt"] * 8)
     fifths = sorted(hits[4][1] for hits in plain)
@@ -125,7 +125,7 @@ def test_deeper_rounds_return_only_what_lies_above_the_bar(fresh_store: GraphSto
     same passages above it as every entry, and fewer rows."""
     store = fresh_store
     for seed in range(4):
-        store.write_document(make_document(f"d{seed}.txt", 40, seed=seed, tables=0))
+        store.write_documents([make_document(f"d{seed}.txt", 40, seed=seed, tables=0)])
     vectors = list(own_vectors(store, "d2.txt", 40).values())[:4]
     floor = 0.05
     asked: list[list[dict[str, object]]] = []
@@ -150,12 +150,12 @@ def test_deeper_rounds_return_only_what_lies_above_the_bar(fresh_store: GraphSto
 def test_best_similarities_are_the_cosines_within_the_tie_margin(store: GraphStore) -> None:
     """The store's own float32 cosine of each passage with the nearest of a few vectors: what
     the linker trusts to skip a weakly linked passage's vector (within TIE of the exact)."""
-    store.write_document(make_document("b.txt", 6, seed=1))
+    store.write_documents([make_document("b.txt", 6, seed=1)])
     vectors = own_vectors(store, "b.txt", 6)
     rng = np.random.default_rng(9)
     queries = rng.standard_normal((4, DIM)).astype(np.float32)
     queries[1] = np.asarray(vectors[passage_id("b.txt", 2)], dtype=np.float32)  # its own
-    best = store.best_similarities([*vectors, "missing"], queries.tolist())
+    best = store.links.best_similarities([*vectors, "missing"], queries.tolist())
     assert set(best) == set(vectors)
     units = queries / np.linalg.norm(queries, axis=1, keepdims=True)
     for pid, vector in vectors.items():
@@ -163,67 +163,69 @@ def test_best_similarities_are_the_cosines_within_the_tie_margin(store: GraphSto
         exact = float((units.astype(np.float64) @ (row / np.linalg.norm(row))).max())
         assert abs(best[pid] - exact) < 1e-5
     assert best[passage_id("b.txt", 2)] > 1 - 1e-5
-    assert store.best_similarities([], queries.tolist()) == {}
+    assert store.links.best_similarities([], queries.tolist()) == {}
 
 
 def test_flags_and_weakest_links(store: GraphStore) -> None:
-    store.write_document(make_document("b.txt", 2, seed=1))
-    store.write_document(make_document("c.txt", 1, seed=2))
+    store.write_documents([make_document("b.txt", 2, seed=1)])
+    store.write_documents([make_document("c.txt", 1, seed=2)])
     links = (passage_id("b.txt", 0), passage_id("b.txt", 1), passage_id("c.txt", 0))
-    store.write_document(make_document("a.txt", 2, seed=3, similar_to=links))
+    store.write_documents([make_document("a.txt", 2, seed=3, similar_to=links)])
     a0 = passage_id("a.txt", 0)
-    assert store.weakest_links([a0]) == {a0: (3, 0.5, False)}
-    assert store.weakest_links([a0, "missing"], flags=False) == {a0: (3, 0.5, False)}
-    store.write_document(make_document("b.txt", 1, seed=4))  # a0 loses two neighbours
-    assert store.weakest_links([a0, "missing"]) == {a0: (1, 0.5, True)}
-    assert store.weakest_links([a0], flags=False) == {a0: (1, 0.5, False)}  # the flag unread
-    assert [r.id for r in store.passages_needing_knn()] == [a0] and store.knn_flags() == 1
-    assert store.similar_edges([a0]) == {a0: [(passage_id("c.txt", 0), 0.5)]}
-    assert store.weak_passages(0.5) == [a0] and store.weak_passages(0.4) == []
-    assert store.count_weak_edges(1.0, 10) == 1
-    assert store.pending_documents() == ["a.txt", "b.txt", "c.txt"]
-    store.replace_similar([{"source": a0, "targets": []}], done=["a.txt", "b.txt"])
-    assert store.passages_needing_knn() == [] and store.pending_documents() == ["c.txt"]
-    assert store.knn_flags() == 0
+    assert store.links.weakest_links([a0]) == {a0: (3, 0.5, False)}
+    assert store.links.weakest_links([a0, "missing"], flags=False) == {a0: (3, 0.5, False)}
+    store.write_documents([make_document("b.txt", 1, seed=4)])  # a0 loses two neighbours
+    assert store.links.weakest_links([a0, "missing"]) == {a0: (1, 0.5, True)}
+    assert store.links.weakest_links([a0], flags=False) == {a0: (1, 0.5, False)}  # the flag unread
+    assert [r.id for r in store.links.passages_needing_knn()] == [
+        a0
+    ] and store.links.knn_flags() == 1
+    assert store.links.similar_edges([a0]) == {a0: [(passage_id("c.txt", 0), 0.5)]}
+    assert store.links.weak_passages(0.5) == [a0] and store.links.weak_passages(0.4) == []
+    assert store.links.count_weak_edges(1.0, 10) == 1
+    assert store.links.pending_documents() == ["a.txt", "b.txt", "c.txt"]
+    store.links.replace_similar([{"source": a0, "targets": []}], done=["a.txt", "b.txt"])
+    assert store.links.passages_needing_knn() == [] and store.links.pending_documents() == ["c.txt"]
+    assert store.links.knn_flags() == 0
 
 
 def test_a_schema_3_graph_gets_its_flags_indexed(fresh_store: GraphStore) -> None:
     """Flags written before schema 4 have no flag property: the migration gives it to them, and
     the refill finds them (and only them)."""
     store = fresh_store
-    store.write_document(make_document("old.txt", 3, seed=12, tables=0))
+    store.write_documents([make_document("old.txt", 3, seed=12, tables=0)])
     store.run("set_graph_encoder", {"encoder": "all-MiniLM-L6-v2", "schema": 3}, write=True)
     old = passage_id("old.txt", 1)
     store._execute(f"MATCH (p:Passage {{id: '{old}'}}) MERGE (p)-[:NEEDS_KNN]->(p)", {}, write=True)
-    assert store.knn_flags() == 1
-    assert store.migrate() == [
+    assert store.links.knn_flags() == 1
+    assert store.upkeep.migrate() == [
         "schema 4: NEEDS_KNN flags indexed",
         "schema 5: the group sets in use recorded",
     ]
-    assert [r.id for r in store.passages_needing_knn()] == [old]
-    assert store.run("graph_schema")[0]["schema"] == SCHEMA_VERSION and store.migrate() == []
+    assert [r.id for r in store.links.passages_needing_knn()] == [old]
+    assert store.run("graph_schema")[0]["schema"] == SCHEMA_VERSION and store.upkeep.migrate() == []
 
 
 def test_a_graph_of_a_newer_schema_is_refused_and_left_as_it_is(fresh_store: GraphStore) -> None:
     """An older kgp would write records it does not know of wrongly (the group sets of covered
     reads): it refuses the graph in one line and changes nothing."""
     store = fresh_store
-    store.write_document(make_document("new.txt", 2, seed=13, tables=0))
+    store.write_documents([make_document("new.txt", 2, seed=13, tables=0)])
     newer = SCHEMA_VERSION + 1
     store.run("set_graph_encoder", {"encoder": "all-MiniLM-L6-v2", "schema": newer}, write=True)
-    before = store.dump()
+    before = store.upkeep.dump()
     with pytest.raises(
         ConfigurationError, match=f"schema {newer}, written by a newer kgp"
     ) as raised:
-        store.migrate()
-    assert "\n" not in str(raised.value) and store.dump() == before
+        store.upkeep.migrate()
+    assert "\n" not in str(raised.value) and store.upkeep.dump() == before
 
 
 def test_rebuild_keeps_every_passage_and_every_index(fresh_store: GraphStore) -> None:
     store = fresh_store
     for _ in range(3):
-        store.write_document(make_document("r.txt", 10, seed=6, tables=0, text="river {j}"))
-    store.rebuild_vector_index()
+        store.write_documents([make_document("r.txt", 10, seed=6, tables=0, text="river {j}")])
+    store.upkeep.rebuild_vector_index()
     assert in_step(store)
     vectors = own_vectors(store, "r.txt", 10)
     for pid, vector in vectors.items():
@@ -234,10 +236,10 @@ def test_rebuild_keeps_every_passage_and_every_index(fresh_store: GraphStore) ->
 
 def test_clear_leaves_an_index_of_what_is_written_after(fresh_store: GraphStore) -> None:
     store = fresh_store
-    store.write_document(make_document("x.txt", 12, seed=8, tables=0))
+    store.write_documents([make_document("x.txt", 12, seed=8, tables=0)])
     store.clear()
     store.ensure_schema(DIM)
-    store.write_document(make_document("y.txt", 3, seed=9, tables=0))
+    store.write_documents([make_document("y.txt", 3, seed=9, tables=0)])
     assert in_step(store)
     rng = np.random.default_rng(1)
     assert len(store.vector_search(rng.standard_normal(DIM).tolist(), 3)) == 3
@@ -248,12 +250,12 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
     old passages only to what existed when they were written, and orphans from writes to
     passages. Migration flags every passage for an exact refill and rebuilds the index."""
     store = fresh_store
-    store.write_document(make_document("old.txt", 5, seed=11, tables=0))
+    store.write_documents([make_document("old.txt", 5, seed=11, tables=0)])
     store.run("set_graph_encoder", {"encoder": "all-MiniLM-L6-v2", "schema": 1}, write=True)
     old_writes = "MATCH (p:Passage) SET p.needs_knn = true REMOVE p.text_hash"
     store._execute(old_writes, {}, write=True)
     store._execute("MATCH (d:Document) REMOVE d.groups", {}, write=True)  # before access groups
-    assert store.migrate(("staff",)) == [
+    assert store.upkeep.migrate(("staff",)) == [
         "schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt",
         "schema 3: access groups, staff where none",
         "schema 4: NEEDS_KNN flags indexed",
@@ -263,31 +265,31 @@ def test_a_schema_1_graph_is_migrated(fresh_store: GraphStore) -> None:
     for caller, reads_all in ((Caller(("staff",)), True), (Caller(("hr",)), False)):
         with store.reading_as(caller):  # the sets recorded after the groups were given
             assert coverage(store)[1] is reads_all
-    assert len(store.passages_needing_knn()) == 5 == store.knn_flags()
-    nodes = store.dump()[0]
+    assert len(store.links.passages_needing_knn()) == 5 == store.links.knn_flags()
+    nodes = store.upkeep.dump()[0]
     passages = [n["props"] for n in nodes if n["label"] == "Passage"]
     assert all("needs_knn" not in p and len(p["text_hash"]) == 32 for p in passages)
     assert store.run("graph_schema")[0]["schema"] == SCHEMA_VERSION
     assert in_step(store)
     for pid, vector in own_vectors(store, "old.txt", 5).items():
         assert store.vector_search(vector, 1)[0].id == pid
-    assert store.migrate() == []
+    assert store.upkeep.migrate() == []
 
 
 def test_a_kill_after_writes_leaves_an_index_equal_to_the_graph(data_dir: Path) -> None:
     """The server killed after writes its index file never saw: the next open replays the log
-    and brings the index up to the graph (kgp.stores.vectors), every passage found once."""
+    and brings the index up to the graph (kgp.stores.falkordb.vectors), every passage found once."""
     store = FalkorStore(data_dir=data_dir).open()
     store.ensure_schema(DIM)
-    store.checkpoint()  # an index file of the empty graph
+    store.upkeep.checkpoint()  # an index file of the empty graph
     for i in range(20):  # never compacted into a snapshot
-        store.write_document(make_document(f"w{i}.txt", 20, seed=i, tables=0))
+        store.write_documents([make_document(f"w{i}.txt", 20, seed=i, tables=0)])
     vectors = own_vectors(store, "w7.txt", 20)
     os.kill(int(store.server.pid_file.read_text()), signal.SIGKILL)
     store.close()
     again = FalkorStore(data_dir=data_dir).open()
     try:
-        assert in_step(again) and again.count_passages() == 400
+        assert in_step(again) and again.links.count_passages() == 400
         for pid, vector in vectors.items():
             assert again.vector_search(vector, 5)[0].id == pid
     finally:

@@ -1,4 +1,4 @@
-"""The embedded store's vectors in an index beside the graph (kgp.stores.vectors): it holds
+"""The embedded store's vectors in an index beside the graph (kgp.stores.falkordb.vectors): it holds
 exactly the graph's passages through writes, rewrites and removals, in this process and in
 another, and an index file behind, ahead of, or missing from the graph is made equal to it at
 the next open."""
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from kgp.access import ADMIN_CALLER
-from kgp.stores import FalkorStore, vectors
+from kgp.stores import FalkorStore
+from kgp.stores.falkordb import vectors
 from kgp.stores.model import passage_id
 
 from tests.graphs import DIM, make_document
@@ -44,7 +45,7 @@ def test_the_index_holds_exactly_the_graphs_passages_through_writes_and_removals
         store.write_documents([make_document("a.txt", 6), make_document("b.txt", 4, seed=1)])
         assert store.vectors.keys() == graph_keys(store) and len(store.vectors) == 10
         old = vector_of(store, passage_id("a.txt", 2))
-        store.write_document(make_document("a.txt", 3, seed=7))  # rewritten: new vectors
+        store.write_documents([make_document("a.txt", 3, seed=7)])  # rewritten: new vectors
         store.delete_document("b.txt")
         assert store.vectors.keys() == graph_keys(store) and len(store.vectors) == 3
         assert all(not hit.id.startswith("b.txt") for hit in store.vector_search(old, 10))
@@ -65,7 +66,7 @@ def test_an_index_file_behind_ahead_of_or_missing_from_the_graph_is_made_equal_a
     shutil.copy(saved, older)
     with open_store(kb) as store, monkeypatch.context() as kill:
         kill.setattr(store.vectors, "save", lambda: None)  # as if killed before its save
-        store.write_document(make_document("c.txt", 4, seed=2))
+        store.write_documents([make_document("c.txt", 4, seed=2)])
         store.delete_document("a.txt")
         c0 = vector_of(store, passage_id("c.txt", 0))
         a0 = vector_of(store, passage_id("b.txt", 0))
@@ -88,10 +89,10 @@ def test_an_index_file_behind_ahead_of_or_missing_from_the_graph_is_made_equal_a
 def test_a_process_sees_what_another_wrote_and_removed(tmp_path: Path) -> None:
     kb = tmp_path / "kb"
     with open_store(kb) as writer, FalkorStore(data_dir=kb).open() as reader:
-        writer.write_document(make_document("a.txt", 4))
+        writer.write_documents([make_document("a.txt", 4)])
         vector = vector_of(writer, passage_id("a.txt", 3))
         assert first_hit(reader, vector) == passage_id("a.txt", 3)
-        writer.write_document(make_document("b.txt", 4, seed=3))
+        writer.write_documents([make_document("b.txt", 4, seed=3)])
         writer.delete_document("a.txt")
         assert all(hit.id.startswith("b.txt") for hit in reader.vector_search(vector, 10))
         # (keys another process removed stay in this one's index, never returned, until it opens)
@@ -103,7 +104,7 @@ def test_a_process_sees_what_another_wrote_and_removed(tmp_path: Path) -> None:
 def test_onnxruntime_imported_after_the_index_library_does_not_crash() -> None:
     """PyMuPDF's layout reader imports onnxruntime when it first reads a PDF, after the store
     loaded usearch (2.26 crashed there)."""
-    code = "import kgp.stores.vectors, onnxruntime; print('ok')"
+    code = "import kgp.stores.falkordb.vectors, onnxruntime; print('ok')"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-500:]
 
@@ -112,7 +113,7 @@ def test_an_index_loaded_from_its_file_searches_as_deep_as_one_built_here(tmp_pa
     """The file keeps the graph of the index, not its search's candidates: one loaded searched
     with usearch's default (64; recall@10 0.85 on the scale bench's 100k graph)."""
     store = open_store(tmp_path / "kb")
-    store.write_document(make_document("a.txt", 30, seed=1, tables=0))
+    store.write_documents([make_document("a.txt", 30, seed=1, tables=0)])
     assert store.vectors._index is not None
     built = store.vectors._index.expansion_search
     store.close()

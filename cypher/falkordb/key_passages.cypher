@@ -1,5 +1,5 @@
 // Schema 7: up to $limit passages without a vector key get the next keys of the graph's counter
-// (kgp.stores.vectors); how many did (0: every passage has one).
+// (kgp.stores.falkordb.vectors); how many did (0: every passage has one).
 MATCH (p:Passage)
 WHERE p.vkey IS NULL
 WITH p

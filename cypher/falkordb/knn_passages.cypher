@@ -1,4 +1,4 @@
-// The passages behind keys an index beside the graph found (kgp.stores.vectors), in one row:
+// The passages behind keys an index beside the graph found (kgp.stores.falkordb.vectors), in one row:
 // the graph's key counter, by which the index tells that another process wrote, and for each
 // key the graph still holds, [key, the passage's id where the caller may read its document
 // ($caller_groups; $caller_reads_all reads all), else null]. A key the graph no longer holds

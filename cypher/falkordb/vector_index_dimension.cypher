@@ -1,3 +1,3 @@
-// The dimension of the graph's vectors, as the first schema recorded it (kgp.stores.vectors).
+// The dimension of the graph's vectors, as the first schema recorded it (kgp.stores.falkordb.vectors).
 MATCH (m:Meta {id: 'kgp'})
 RETURN m.dimension AS dimension

@@ -21,7 +21,7 @@ UNWIND $doc_ids AS doc_id
 OPTIONAL MATCH (:Passage {doc_id: doc_id})-[:HAS_KEYWORD]->(old:Keyword)
 WITH old.term AS term, count(old) AS n
 WITH [c IN collect({term: term, n: n}) WHERE c.term IS NOT NULL] AS old_counts
-// The new passages' vector keys: the graph's counter plus each one's slot (kgp.stores.vectors),
+// The new passages' vector keys: the graph's counter plus each one's slot (kgp.stores.falkordb.vectors),
 // from 1: a range index FalkorDB 4.16 loaded from its snapshot did not find the value 0
 MERGE (m:Meta {id: 'kgp'})
 WITH old_counts, m, coalesce(m.next_vkey, 1) AS base

@@ -32,7 +32,7 @@ def stats(
             counts = kg.stats()
             caller = kg.caller
             # the whole graph's figures: for those who may see every document
-            health = kg.store.index_health(sample) if kg.sees_everything else None
+            health = kg.store.upkeep.index_health(sample) if kg.sees_everything else None
             if health is not None and health.state == "none":
                 health = None  # nothing indexed yet
     except KgpError as exc:

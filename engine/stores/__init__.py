@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgp.settings import Settings, StoreKind
 from kgp.stores.base import GraphStore
-from kgp.stores.falkor import FalkorStore
+from kgp.stores.falkordb import FalkorStore
 from kgp.stores.model import (
     DocumentGraph,
     DocumentRecord,

@@ -1,5 +1,22 @@
-"""The ``GraphStore`` interface. Both stores run the same named queries, one file per dialect;
-this class holds everything that does not depend on the dialect."""
+"""The ``GraphStore`` port. Both stores run the same named queries, one file per dialect; this
+class holds everything that does not depend on the dialect.
+
+The port, what retrieval, ingest and the server use:
+
+- lifecycle and schema: ``open``, ``close``, ``describe``, ``ensure_schema``,
+  ``vector_dimension``, ``clear``;
+- who reads: ``reading_as``, ``caller_now`` (every query filters on the caller: ``run``);
+- documents: ``write_documents``, ``delete_document``, ``set_document_groups``,
+  ``list_documents``;
+- reads: ``fetch_nodes``, ``neighbours``, ``passage_texts``, ``passage_vectors``,
+  ``document_passages``, ``page_contents``, ``tables``;
+- search (kgp.stores.search): ``vector_search``, ``nearest``, ``fulltext_search``,
+  ``readable_passages``;
+- counts and traces: ``counts``, ``save_trace``, ``traces``.
+
+Two capabilities beside it, each its own small interface: ``store.links``, what the k-NN linker
+asks (kgp.stores.linking), and ``store.upkeep``, schema versions, records, the vector index's
+health, checkpoints and the dump (kgp.stores.maintenance; a store may bring its own kind)."""
 
 from __future__ import annotations
 
@@ -22,8 +39,8 @@ from kgp.stores.coverage import (
     COVERED_READ_QUERIES,
     reads_all,
 )
-from kgp.stores.health import IndexHealth
-from kgp.stores.maintenance import SCHEMA_VERSION, Row, StoreMaintenance
+from kgp.stores.linking import LinkQueries
+from kgp.stores.maintenance import Row, Upkeep
 from kgp.stores.model import (
     DocumentGraph,
     DocumentSummary,
@@ -43,12 +60,13 @@ from kgp.stores.search import StoreSearch
 from kgp.stores.tracer import QueryEvent, Tracer
 
 
-class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
+class GraphStore(StoreSearch, StoreCounts, Closing):
     """A graph store holding kgp's schema. Construct, then ``open()`` (or use ``with``)."""
 
     dialect: cypher.Dialect
     covered_reads = False  # whether a retrieval may skip document checks (kgp.stores.coverage)
     short_writes = False  # whether a write may keep short of its keyword links (rows.write_whole)
+    upkeep_kind: type[Upkeep] = Upkeep  # the store's upkeep (kgp.stores.maintenance)
 
     def __init__(self, *, tracer: Tracer | None = None, caller: Caller = ADMIN_CALLER) -> None:
         self.tracer = tracer
@@ -58,6 +76,8 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
         self.caller = caller
         self.schema_ready = False  # ensured by a sync of this process (ingest.sync.Syncer)
         self.on_wait: Callable[[str], None] | None = None  # told how far a long wait is
+        self.links = LinkQueries(self.run)  # what the k-NN linker asks (kgp.stores.linking)
+        self.upkeep = self.upkeep_kind(self)  # schema, records, checkpoints (.maintenance)
         self._counts: dict[tuple[str, ...], tuple[int, float]] = {}  # caller -> (passages, when)
 
     def waiting(self, news: str) -> None:
@@ -157,10 +177,6 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
 
     # -- operations --------------------------------------------------------------------------
 
-    def write_document(self, graph: DocumentGraph) -> None:
-        """Write one document's whole subgraph in one transaction, replacing an older version."""
-        self.write_documents([graph])
-
     def write_documents(self, graphs: Sequence[DocumentGraph]) -> None:
         """Write documents' whole subgraphs in one transaction, each replacing its older one."""
         if graphs:
@@ -198,26 +214,10 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
 
     def set_document_groups(self, groups: Mapping[str, Sequence[str]]) -> None:
         """Who may read each document (id -> groups), changed on the Document nodes alone, in
-        one query: their passages (vector indexed, which FalkorDB 4.16 cannot rewrite cleanly)
-        inherit it and stay untouched."""
+        one query: their passages inherit it and stay untouched."""
         if groups:
             rows = [{"id": doc_id, "groups": list(g)} for doc_id, g in groups.items()]
             self.run("set_document_groups", {"rows": rows}, write=True)
-
-    def rebuild_vector_index(self) -> None:
-        """Build the vector index anew from the stored vectors (a store whose index the
-        database keeps needs nothing)."""
-        return None
-
-    def index_health(self, sample: int = 10) -> IndexHealth:
-        """The vector index's state and sampled recall (kgp.stores.health); here, a store whose
-        index the database keeps complete, unsampled."""
-        with self.reading_as(ADMIN_CALLER):
-            return IndexHealth("complete", self.vector_index_entries())
-
-    def prepare_writes(self) -> None:
-        """Make the indexes writes use ready (a store may set some aside at close)."""
-        return None
 
     def neighbours(
         self,
@@ -288,31 +288,13 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
             for r in rows
         ]
 
-    def graph_encoder(self) -> str | None:
-        """The encoder recorded for the graph's vectors, if any."""
-        rows = self.run("graph_encoder")
-        return str(rows[0]["encoder"]) if rows and rows[0]["encoder"] is not None else None
-
-    def set_graph_encoder(self, encoder: str) -> None:
-        """Record the graph's encoder (at its first sync), with the schema it is written in, and
-        the group sets its documents hold (kgp.stores.coverage)."""
-        self.run("set_graph_encoder", {"encoder": encoder, "schema": SCHEMA_VERSION}, write=True)
-        self.record_access_sets()
-
     def tables(self) -> list[StoredTable]:
         """Every table in document order (page, then position on the page)."""
         return [stored_table(r) for r in self.run("document_tables")]
 
-    # -- k-NN maintenance (used by ingest) ---------------------------------------------------
-
     def passage_vectors(self, ids: Iterable[str]) -> dict[str, StoredPassage]:
         """Passages by id (those that exist), in the order the store returns them."""
         return self._passages("passage_vectors", ids)
-
-    def passage_texts(self, ids: Iterable[str]) -> dict[str, StoredPassage]:
-        """Passages by id like :meth:`passage_vectors`, without their embeddings (each an
-        empty list)."""
-        return self._passages("passage_texts", ids)
 
     def _passages(self, name: str, ids: Iterable[str]) -> dict[str, StoredPassage]:
         id_list = list(dict.fromkeys(ids))
@@ -327,19 +309,10 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
             return []
         return [stored_passage(r) for r in self.run("document_passages", {"doc_ids": ids})]
 
-    def vectors_by_text_hash(self, hashes: Iterable[str]) -> dict[str, list[float]]:
-        """A stored embedding for each hash of a passage text the graph already holds."""
-        wanted = list(dict.fromkeys(hashes))
-        if not wanted:
-            return {}
-        rows = self.run("passages_by_text_hash", {"hashes": wanted})
-        return {str(r["hash"]): r["embedding"] for r in rows if r["embedding"] is not None}
-
-    def checkpoint(self, *, force: bool = False) -> bool:
-        """Make the store quick to reopen after many writes (FalkorDB compacts its log once it
-        has grown, or whatever its size with ``force``); True if it did. Nothing to do for
-        stores that manage their own files."""
-        return False
+    def passage_texts(self, ids: Iterable[str]) -> dict[str, StoredPassage]:
+        """Passages by id like :meth:`passage_vectors`, without their embeddings (each an
+        empty list)."""
+        return self._passages("passage_texts", ids)
 
     def clear(self) -> None:
         """Delete every node and relationship (for tests and ``kgp reset``), and every entry of
@@ -349,7 +322,7 @@ class GraphStore(StoreMaintenance, StoreSearch, StoreCounts, Closing):
     def _clear(self) -> None:
         self.run("clear", write=True)
         self.schema_ready = False  # the graph's encoder and schema records went too
-        self.rebuild_vector_index()
+        self.upkeep.rebuild_vector_index()
 
 
 @dataclass(eq=False, slots=True)

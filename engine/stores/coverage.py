@@ -64,7 +64,6 @@ ADMIN_QUERIES = frozenset(
         "knn_passages_all",
         "links_within_reach",
         "passage_embeddings",
-        "passage_ids",
         "passages_by_text_hash",
         "passages_needing_knn",
         "passages_without_text_hash",

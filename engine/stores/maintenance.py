@@ -1,17 +1,22 @@
-"""What keeps a stored graph whole, for every store: the bookkeeping of SIMILAR edges (the exact
-k nearest of each passage, flags for refills, documents whose reverse edges are pending), schema
-migrations and the canonical dump that tests compare graphs by. :class:`GraphStore` inherits it;
-everything here goes through ``run`` with named queries."""
+"""What keeps a stored graph whole, for every store: schema versions, the records a graph keeps
+of its encoder and access groups, the vector index's health and rebuild, writes made ready and
+checkpoints, and the canonical dump that tests compare graphs by. A store's ``upkeep``
+(:class:`Upkeep`; the embedded store's own kind: kgp.stores.falkordb.upkeep); everything here
+goes through the store's ``run`` with named queries."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from kgp.access import DEFAULT_GROUPS
+from kgp.access import ADMIN_CALLER, DEFAULT_GROUPS
 from kgp.errors import ConfigurationError
-from kgp.stores.model import PassageVector, text_hash
+from kgp.stores.health import IndexHealth
+from kgp.stores.model import text_hash
+
+if TYPE_CHECKING:
+    from kgp.stores.base import GraphStore
 
 Row = dict[str, Any]
 # 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents; 3: access groups;
@@ -35,114 +40,56 @@ class RunsQueries(ABC):
     ) -> list[Row]: ...
 
 
-class StoreMaintenance(RunsQueries):
-    @abstractmethod
-    def rebuild_vector_index(self) -> None: ...
+class Upkeep:
+    """A store's upkeep (``store.upkeep``); a store whose database keeps its own files and
+    vector index complete needs nothing more than this."""
 
-    @abstractmethod
-    def describe(self) -> str: ...
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self.run = store.run
 
-    def passages_needing_knn(self, limit: int = 1000, after: str = "") -> list[PassageVector]:
-        """Passages flagged because a removed or replaced document held some of their SIMILAR
-        neighbours, in id order after ``after``."""
-        rows = self.run("passages_needing_knn", {"limit": limit, "after": after})
-        return [PassageVector(str(r["id"]), r["embedding"]) for r in rows]
+    # -- the vector index ---------------------------------------------------------------------
 
-    def knn_flags(self) -> int:
-        """How many passages are flagged (``passages_needing_knn``), from the relationship count
-        alone: cheap at any size, unlike a search for the flags."""
-        rows = self.run("count_knn_flags")
-        return int(rows[0]["n"]) if rows else 0  # (no graph yet: a read of it finds no row)
+    def vector_index_entries(self) -> int:
+        """How many passages the vector index holds."""
+        rows = self.run("vector_index_bound")
+        return int(rows[0]["live"]) if rows else 0
 
-    def passage_ids(self) -> list[str]:
-        """Every passage's id, in no order."""
-        return [str(r["id"]) for r in self.run("passage_ids")]
+    def rebuild_vector_index(self) -> None:
+        """Build the vector index anew from the stored vectors (a store whose index the
+        database keeps needs nothing)."""
+        return None
 
-    def count_passages(self) -> int:
-        """How many passages the graph holds, every document's (from the label's count)."""
-        rows = self.run("count_passages")
-        return int(rows[0]["n"]) if rows else 0  # (no graph yet)
+    def index_health(self, sample: int = 10) -> IndexHealth:
+        """The vector index's state and sampled recall (kgp.stores.health); here, a store whose
+        index the database keeps complete, unsampled."""
+        with self.store.reading_as(ADMIN_CALLER):
+            return IndexHealth("complete", self.vector_index_entries())
 
-    def similar_edges(self, ids: Iterable[str]) -> dict[str, list[tuple[str, float]]]:
-        """The SIMILAR out-edges of passages: ``{id: [(target, score), ...]}``."""
-        id_list = list(dict.fromkeys(ids))
-        out: dict[str, list[tuple[str, float]]] = {pid: [] for pid in id_list}
-        if id_list:
-            for row in self.run("similar_edges", {"ids": id_list}):
-                out[str(row["source"])].append((str(row["target"]), float(row["score"])))
-        return out
+    # -- writes and files ---------------------------------------------------------------------
 
-    def weakest_links(
-        self, ids: Iterable[str], *, flags: bool = True
-    ) -> dict[str, tuple[int, float | None, bool]]:
-        """For passages by id: ``(degree, weakest score, flagged)`` of their SIMILAR out-edges
-        (absent ids are not in the graph). ``flags=False``: the caller knows the graph holds no
-        NEEDS_KNN flag (:meth:`knn_flags`), so none is read and every passage reads unflagged
-        (a third less time)."""
-        id_list = list(dict.fromkeys(ids))
-        if not id_list:
-            return {}
-        query = "weakest_links" if flags else "similar_degrees"
-        return {
-            str(r["id"]): (
-                int(r["degree"]),
-                None if r["weakest"] is None else float(r["weakest"]),
-                bool(r.get("flagged", False)),
-            )
-            for r in self.run(query, {"ids": id_list})
-        }
+    def prepare_writes(self) -> None:
+        """Make the indexes writes use ready (a store may set some aside at close)."""
+        return None
 
-    def links_within_reach(
-        self, best: Mapping[str, float], *, k: int, margin: float
-    ) -> dict[str, tuple[int, float | None]]:
-        """``(degree, weakest score)`` of the passages of ``best`` (id -> its highest similarity
-        to a new passage) whose neighbour list that passage may enter: fewer than ``k``
-        out-edges, or ``best`` at least the weakest less ``margin``; for a graph that holds no
-        NEEDS_KNN flag (:meth:`knn_flags`). Absent ids are not in the graph or cannot gain
-        (at 300k passages most of the 10,000 a small group's searches find: their rows cost
-        as much to turn into Python as the store spends looking them up)."""
-        if not best:
-            return {}
-        ids = list(best)
-        rows = self.run(
-            "links_within_reach",
-            {"ids": ids, "best": [float(best[pid]) for pid in ids], "k": k, "margin": margin},
-        )
-        return {
-            str(r["id"]): (int(r["degree"]), None if r["weakest"] is None else float(r["weakest"]))
-            for r in rows
-        }
+    def checkpoint(self, *, force: bool = False) -> bool:
+        """Make the store quick to reopen after many writes (the embedded store compacts its
+        log once it has grown, or whatever its size with ``force``); True if it did. Nothing to
+        do for stores that manage their own files."""
+        return False
 
-    def weak_passages(self, threshold: float) -> list[str]:
-        """Passages whose weakest SIMILAR edge scores at most ``threshold``."""
-        return [str(r["id"]) for r in self.run("weak_passages", {"t": float(threshold)})]
+    # -- the graph's records --------------------------------------------------------------------
 
-    def count_weak_edges(self, threshold: float, cap: int) -> int:
-        """SIMILAR edges scoring at most ``threshold``, counted up to ``cap``."""
-        rows = self.run("count_weak_edges", {"t": float(threshold), "cap": int(cap)})
-        return int(rows[0]["n"]) if rows else 0
+    def graph_encoder(self) -> str | None:
+        """The encoder recorded for the graph's vectors, if any."""
+        rows = self.run("graph_encoder")
+        return str(rows[0]["encoder"]) if rows and rows[0]["encoder"] is not None else None
 
-    def knn_budget(self) -> float | None:
-        """The k-NN floor's budget the last long sync tuned, if any."""
-        rows = self.run("knn_budget")
-        return float(rows[0]["budget"]) if rows and rows[0]["budget"] is not None else None
-
-    def set_knn_budget(self, budget: float) -> None:
-        self.run("set_knn_budget", {"budget": float(budget)}, write=True)
-
-    def pending_documents(self) -> list[str]:
-        """Documents whose older neighbours were not yet linked to them (an interrupted sync)."""
-        return [str(r["id"]) for r in self.run("pending_documents")]
-
-    def replace_similar(
-        self, rows: Sequence[Mapping[str, Any]], *, done: Sequence[str] = ()
-    ) -> None:
-        """Replace the SIMILAR out-edges of passages (``{source, targets: [{id, score,
-        method}]}``), clear their NEEDS_KNN flags and the pending mark of documents ``done``,
-        in one query."""
-        if rows or done:
-            params = {"rows": [dict(r) for r in rows], "done": list(done)}
-            self.run("replace_similar", params, write=True)
+    def set_graph_encoder(self, encoder: str) -> None:
+        """Record the graph's encoder (at its first sync), with the schema it is written in, and
+        the group sets its documents hold (kgp.stores.coverage)."""
+        self.run("set_graph_encoder", {"encoder": encoder, "schema": SCHEMA_VERSION}, write=True)
+        self.record_access_sets()
 
     # -- schema versions ---------------------------------------------------------------------
 
@@ -157,8 +104,8 @@ class StoreMaintenance(RunsQueries):
             return []
         if version > SCHEMA_VERSION:  # an older kgp would write it without newer records
             raise ConfigurationError(
-                f"{self.describe()} holds a graph of schema {version}, written by a newer kgp "
-                f"than this one (schema {SCHEMA_VERSION}); upgrade kgp to open it"
+                f"{self.store.describe()} holds a graph of schema {version}, written by a newer "
+                f"kgp than this one (schema {SCHEMA_VERSION}); upgrade kgp to open it"
             )
         steps: list[str] = []
         if version < 2:

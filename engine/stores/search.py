@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -14,7 +14,7 @@ from kgp import ranking
 from kgp.access import ADMIN_CALLER, Caller
 from kgp.errors import ConfigurationError
 from kgp.stores.coverage import reads_all
-from kgp.stores.maintenance import RunsQueries
+from kgp.stores.maintenance import RunsQueries, Upkeep
 from kgp.stores.model import SearchHit, passage_document
 from kgp.text import query_terms, stems
 
@@ -36,6 +36,7 @@ class StoreSearch(RunsQueries):
     # rather than its text (stemmed by the index): the embedded store's
     terms_indexed = False
     _counts: dict[tuple[str, ...], tuple[int, float]]  # caller -> (readable passages, when)
+    upkeep: Upkeep
 
     @abstractmethod
     def caller_now(self) -> Caller: ...
@@ -154,7 +155,7 @@ class StoreSearch(RunsQueries):
             if deeper:
                 if bound is None:  # the index's size, which only decides how deep to ask
                     with self.reading_as(ADMIN_CALLER):
-                        bound = self.vector_index_bound()
+                        bound = self.upkeep.vector_index_entries()
                 most = bound if cap is None else min(bound, cap)
                 for i, wanted in deeper.items():
                     if depths[i] < most:  # else it has seen everything, or as much as it may
@@ -168,44 +169,6 @@ class StoreSearch(RunsQueries):
         reads every passage, a query that reads no document: 14% faster 2,048 deep)."""
         query = "knn_candidates_all" if reads_all(self, self.caller_now()) else "knn_candidates"
         return self.run(query, {"rows": rows})
-
-    def vector_index_entries(self) -> int:
-        """How many passages the vector index holds."""
-        rows = self.run("vector_index_bound")
-        return int(rows[0]["live"]) if rows else 0
-
-    def vector_index_bound(self) -> int:
-        """How deep a vector search must go to see every entry of the index."""
-        return self.vector_index_entries()
-
-    def passage_embeddings(self, ids: Iterable[str]) -> dict[str, list[float]]:
-        """The embeddings of passages by id (those that exist), nothing else: what linking
-        needs (5-7% less time than :meth:`passage_vectors`, which also reads texts and checks
-        access: 3.44 against 3.61 s for 10,000 of the 100k scale graph's passages)."""
-        id_list = list(dict.fromkeys(ids))
-        if not id_list:
-            return {}
-        rows = self.run("passage_embeddings", {"ids": id_list})
-        return {str(r["id"]): r["embedding"] for r in rows}
-
-    def best_similarities(
-        self, ids: Iterable[str], vectors: Sequence[Sequence[float]]
-    ) -> dict[str, float]:
-        """For passages by id (those that exist), the highest cosine similarity of their
-        embedding to any of ``vectors``, computed by the store in float32: within ``TIE`` of
-        the exact score (1e-6 on the scale bench's vectors). What the k-NN linker asks instead
-        of reading the vectors of weakly linked passages, most of which no new passage comes
-        near (315 passages against 50 vectors at 10k passages: 40 ms, against 140 ms to read
-        them when the FalkorDB client parsed each float from text; 335 at 100k: 28 ms, against
-        about 35-55 ms to read them over RESP3, kgp.stores.falkor_reply)."""
-        id_list = list(dict.fromkeys(ids))
-        if not id_list or not vectors:
-            return {}
-        rows = self.run(
-            "best_similarities",
-            {"ids": id_list, "vectors": [list(map(float, vector)) for vector in vectors]},
-        )
-        return {str(r["id"]): float(r["best"]) for r in rows}
 
     def fulltext_search(self, text: str, limit: int = 10) -> list[SearchHit]:
         """Passages matching words of ``text``, ranked by BM25 with binary term frequency:

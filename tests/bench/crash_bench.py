@@ -18,8 +18,8 @@ import signal
 import time
 from pathlib import Path
 
-import kgp.stores.falkor_server as falkor_server
-from kgp.stores.processes import pid_alive
+import kgp.stores.falkordb.server as falkor_server
+from kgp.stores.falkordb.processes import pid_alive
 
 CONFIG = falkor_server.server_config
 

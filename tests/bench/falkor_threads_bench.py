@@ -2,7 +2,7 @@
 
 FalkorDB 4.16's vector-index queries returned each other's rows when asked at once, so kgp's
 server once ran one query thread; its vectors are now searched in kgp's own index
-(kgp.stores.vectors) and the server runs its default threads. This asks each kind of read a
+(kgp.stores.falkordb.vectors) and the server runs its default threads. This asks each kind of read a
 question makes of one graph, first each query alone, then all of them from ``--clients`` threads
 at once, ``--rounds`` times; a mismatch is an answer that differs from the same query's alone.
 The graph: the first ``--documents`` entries of the 2Wiki train corpus (one document each),

@@ -45,7 +45,7 @@ def similar(kg: Any) -> int:
 def self_misses(kg: Any) -> int:
     """Passages not among the 10 nearest of their own stored vector."""
     store = kg.store
-    ids = [n["key"] for n in store.dump()[0] if n["label"] == "Passage"]
+    ids = [n["key"] for n in store.upkeep.dump()[0] if n["label"] == "Passage"]
     rows = store.passage_vectors(ids)
     return sum(
         pid not in {h.id for h in store.vector_search(row.embedding, 10)}
@@ -54,7 +54,7 @@ def self_misses(kg: Any) -> int:
 
 
 def canonical(kg: Any) -> Any:
-    nodes, rels = kg.store.dump()
+    nodes, rels = kg.store.upkeep.dump()
     for node in nodes:
         node["props"].pop("ingested_at", None)
         node["props"].pop("pending", None)

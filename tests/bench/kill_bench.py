@@ -45,7 +45,7 @@ import os, signal, sys, threading, time
 from pathlib import Path
 import kgp
 import kgp.ingest.builder as builder, kgp.ingest.prepare as prepare
-from kgp.stores.falkor import FalkorStore
+from kgp.stores.falkordb.store import FalkorStore
 
 data_dir, folder, group, kill_at, rows, mid = sys.argv[1:7]
 prepare.LINK_DOCUMENTS = int(group)
@@ -91,7 +91,7 @@ data_dir, folder, out = sys.argv[1:4]
 with kgp.open(data_dir=Path(data_dir), knn_k=3, device="cpu", encoder="all-MiniLM-L6-v2") as kg:
     kg.sync(Path(folder))
     with kg.store.reading_as(ADMIN_CALLER):
-        dump = canonical(kg.store.dump())
+        dump = canonical(kg.store.upkeep.dump())
 Path(out).write_text(json.dumps(dump, sort_keys=True, default=str))
 """
 

@@ -434,7 +434,7 @@ def index_file_mb(kg: Any) -> float:
     store whose database keeps the index: Neo4j)."""
     vectors = getattr(kg.store, "vectors", None)
     path = getattr(vectors, "path", None)
-    kg.store.checkpoint()  # (saved as it stands)
+    kg.store.upkeep.checkpoint()  # (saved as it stands)
     return path.stat().st_size / 1e6 if path is not None and path.exists() else 0.0
 
 

@@ -2,7 +2,7 @@
 the embedded FalkorDB store, then expand the neighbours of 30 passages in one call per edge kind.
 A plain in-process baseline (dict adjacency, numpy) does the same work in the same run. Then read
 every passage's vector back as the k-NN linker does (``passage_embeddings``: kgp's reads over
-RESP3, kgp.stores.falkor_reply) against the same query read and parsed by the FalkorDB client
+RESP3, kgp.stores.falkordb.reply) against the same query read and parsed by the FalkorDB client
 over RESP2 (each float sent as a string), in the same run.
 
     python -m tests.bench.store_bench [--docs 100] [--passages 100]
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from kgp import cypher
 from kgp.stores import EdgeKind, FalkorStore
-from kgp.stores.falkor_params import params_header
+from kgp.stores.falkordb.params import params_header
 from kgp.stores.model import (
     DocumentGraph,
     DocumentRecord,
@@ -134,7 +134,7 @@ def main() -> None:
         store.ensure_schema(DIM)
         started = time.perf_counter()
         for graph in graphs:
-            store.write_document(graph)
+            store.write_documents([graph])
         write_s = time.perf_counter() - started
         counts = store.counts()
         assert counts.labels["Passage"] == passages
@@ -177,7 +177,7 @@ def vector_reads(store: FalkorStore, ids: list[str], batch: int = 2_000) -> tupl
         started = time.perf_counter()
         mine = {}
         for at in range(0, len(ids), batch):
-            mine |= store.passage_embeddings(ids[at : at + batch])
+            mine |= store.links.passage_embeddings(ids[at : at + batch])
         ours.append(time.perf_counter() - started)
         started = time.perf_counter()
         client = {}

@@ -1,4 +1,5 @@
-"""Where the embedded store's vector index stops comparing every vector (kgp.stores.vectors):
+"""Where the embedded store's vector index stops comparing every vector
+(kgp.stores.falkordb.vectors):
 exact search against HNSW search, per query, at growing sizes and depths.
 
     python -m tests.bench.vectors_bench [--sizes 5000,10000,20000,40000] [--depths 15,60,256]
@@ -20,7 +21,7 @@ import statistics
 import time
 
 import numpy as np
-from kgp.stores import vectors as kgp_vectors
+from kgp.stores.falkordb import vectors as kgp_vectors
 
 QUERIES = 50
 

@@ -23,11 +23,18 @@ from pathlib import Path
 import redis
 from kgp.errors import KgpError, StoreUnavailableError
 from kgp.files import PRIVATE_DIR, PRIVATE_FILE, private_dir, write_private
-from kgp.stores import processes
-from kgp.stores.falkor_config import binaries, server_config
-from kgp.stores.falkor_indexes import NOTICE_SECONDS
-from kgp.stores.falkor_log import AppendOnlyLog
-from kgp.stores.processes import cpu_ticks, log_tail, lost_server, pid_alive, reap, rotate_log
+from kgp.stores.falkordb import processes
+from kgp.stores.falkordb.config import binaries, server_config
+from kgp.stores.falkordb.indexes import NOTICE_SECONDS
+from kgp.stores.falkordb.log import AppendOnlyLog
+from kgp.stores.falkordb.processes import (
+    cpu_ticks,
+    log_tail,
+    lost_server,
+    pid_alive,
+    reap,
+    rotate_log,
+)
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 

@@ -1,6 +1,6 @@
-"""FalkorDB's schema as the embedded store makes it: its indexes (:class:`~kgp.stores.falkor.
+"""FalkorDB's schema as the embedded store makes it: its indexes (:class:`~kgp.stores.falkordb.
 FalkorStore` polls the server for their builds). The passages' vectors are not among them: they
-are searched in an index beside the graph (kgp.stores.vectors)."""
+are searched in an index beside the graph (kgp.stores.falkordb.vectors)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from kgp import errors
 from kgp.access import ADMIN_CALLER
 from kgp.errors import ConfigurationError
 from kgp.stores.base import GraphStore
-from kgp.stores.falkor_indexes import INDEX_STALL_SECONDS, RANGE_INDEXES, Indexed, indexes_of
-from kgp.stores.vectors import PassageVectors
+from kgp.stores.falkordb.indexes import INDEX_STALL_SECONDS, RANGE_INDEXES, Indexed, indexes_of
+from kgp.stores.falkordb.vectors import PassageVectors
 
 
 class FalkorSchema(GraphStore):
-    """The indexes of :class:`~kgp.stores.falkor.FalkorStore`'s graph."""
+    """The indexes of :class:`~kgp.stores.falkordb.FalkorStore`'s graph."""
 
     vectors: PassageVectors
 

@@ -15,27 +15,26 @@ from kgp import cypher
 from kgp.access import ADMIN_CALLER
 from kgp.errors import StoreError, StoreRestartedError, StoreUnavailableError
 from kgp.stores.coverage import reads_all
-from kgp.stores.falkor_indexes import (
+from kgp.stores.falkordb.indexes import (
     INDEX_STALL_SECONDS,
     PARK_COMPACT_SECONDS,
     PARK_SECONDS,
     WRITE_INDEXES,
     before_terms,
-    index_passage_terms,
     unfinished,
     wait_for_indexes,
 )
-from kgp.stores.falkor_params import params_header, plain
-from kgp.stores.falkor_reply import Reads
-from kgp.stores.falkor_schema import FalkorSchema
-from kgp.stores.falkor_server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
-from kgp.stores.health import IndexHealth
+from kgp.stores.falkordb.params import params_header, plain
+from kgp.stores.falkordb.reply import Reads
+from kgp.stores.falkordb.schema import FalkorSchema
+from kgp.stores.falkordb.server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
+from kgp.stores.falkordb.stall import StallWatch
+from kgp.stores.falkordb.upkeep import FalkorUpkeep
+from kgp.stores.falkordb.vectors import PassageVectors
 from kgp.stores.maintenance import Row
 from kgp.stores.model import DocumentGraph, passage_document
 from kgp.stores.rows import documents_rows, write_whole
-from kgp.stores.stall import StallWatch
 from kgp.stores.tracer import Tracer
-from kgp.stores.vectors import PassageVectors
 
 
 class FalkorStore(FalkorSchema):
@@ -48,6 +47,7 @@ class FalkorStore(FalkorSchema):
     covered_reads = True  # one server, one graph: a client's queries see it in one order
     short_writes = True  # FalkorDB 4.16 at times drops a write's keyword links (rows.write_whole)
     terms_indexed = True  # a start builds its full-text index again: kgp stems (kgp.text)
+    upkeep_kind = FalkorUpkeep
 
     def __init__(
         self,
@@ -68,9 +68,9 @@ class FalkorStore(FalkorSchema):
         self._db: FalkorDB | None = None
         self._graph: Graph | None = None
         self._reads: Reads | None = None  # reads' own connections (RESP3)
-        # the passages' vectors, in an index of kgp's own beside the graph (kgp.stores.vectors)
+        # the passages' vectors, in an index of kgp's own beside the graph (.vectors)
         self.vectors = PassageVectors(self._run_admin, vectors_path(self.server.home, graph))
-        # stops a server that holds a query unanswered without working (kgp.stores.stall)
+        # stops a server that holds a query unanswered without working (kgp.stores.falkordb.stall)
         self._watch = StallWatch(self.server.server_pid, seconds=stall_seconds)
 
     def describe(self) -> str:
@@ -107,7 +107,7 @@ class FalkorStore(FalkorSchema):
             self._disconnect()
             self._graph = None
 
-    # -- indexes off the open path (why: kgp.stores.falkor_indexes) ------------------------
+    # -- indexes off the open path (why: kgp.stores.falkordb.indexes) ------------------------
 
     def _park_indexes(self) -> None:
         """Before the last user stops the server: the indexes only writes use go, and the
@@ -121,36 +121,11 @@ class FalkorStore(FalkorSchema):
             self._wait_for_indexes(stall=PARK_SECONDS)
             self.server.log.compact(min_bytes=0, growth=-1.0, timeout=PARK_COMPACT_SECONDS)
 
-    def prepare_writes(self) -> None:
-        """Build the write indexes the last stop set aside and wait until they are complete."""
-        with self.reading_as(ADMIN_CALLER):
-            indexed = self._indexes()
-        built: list[str] = []
-        if any((label, prop, "RANGE") not in indexed for label, prop, _, _ in WRITE_INDEXES):
-            with self.server.locked(), self.reading_as(ADMIN_CALLER):  # one process builds them
-                built = self._build_write_indexes()
-        self._wait_for_indexes()
-        if built:
-            self._seal_indexes()
-
-    def _build_write_indexes(self) -> list[str]:
-        """Create the indexes only writes use that the graph lacks, under the server's lock
-        (held by the caller); the labels or types of those it created."""
-        indexed = self._indexes()
-        if ("Passage", "id", "RANGE") not in indexed:
-            return []  # no schema yet: ensure_schema makes every index
-        built = []
-        for label, prop, create, _ in WRITE_INDEXES:
-            if (label, prop, "RANGE") not in indexed:
-                self._locked_write(create, {}, "cannot build an index writes use")
-                built.append(label)
-        return built
-
     def _seal_indexes(self) -> None:
         """Compact new indexes into the snapshot before writes use them: FalkorDB 4.16 cannot
         use an index its log creates until the replay ends, so replayed lookups scan (a killed
         first sync at 9,000 passages: start 257 s -> 3.5 s; docs/benchmarks.md, Scale)."""
-        self.checkpoint(force=True)
+        self.upkeep.checkpoint(force=True)
 
     def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None:
         """A schema write under the data directory's lock: not by run(), whose reload takes it."""
@@ -159,7 +134,7 @@ class FalkorStore(FalkorSchema):
         except redis.ResponseError as exc:
             raise StoreError(f"{self.describe()}: {what}: {exc}") from None
 
-    # -- vectors (kgp.stores.vectors) --------------------------------------------------------
+    # -- vectors (.vectors) ------------------------------------------------------------------
 
     def write_documents(self, graphs: Sequence[DocumentGraph]) -> None:
         if not graphs:
@@ -221,33 +196,6 @@ class FalkorStore(FalkorSchema):
         ids[-1] = int(joined[0]["next"])
         return found, ids
 
-    def vector_index_entries(self) -> int:
-        self.vectors.catch_up()
-        return len(self.vectors)
-
-    def rebuild_vector_index(self) -> None:
-        """Build the index beside the graph anew from the graph's vectors (kgp maintain)."""
-        self.vectors.clear()
-        self._open_vectors()
-
-    def index_health(self, sample: int = 10) -> IndexHealth:
-        """The index's entries and its recall@10 against exact search, over about ``sample``
-        passages drawn at random (drawn again, wider, where a draw kept none)."""
-        with self.reading_as(ADMIN_CALLER):
-            live = self.vector_index_entries()
-            if not live:
-                return IndexHealth("none", 0)
-            share, rows = min(1.0, 2.0 * sample / live), list[Row]()
-            while sample and not rows:
-                rows = self.run("sample_passages", {"share": share, "limit": sample})
-                if share >= 1.0:
-                    break
-                share = min(1.0, 4.0 * share)
-        if not rows:
-            return IndexHealth("complete", live)
-        recall = self.vectors.recall_at_10([row["embedding"] for row in rows])
-        return IndexHealth("complete", live, len(rows), recall)
-
     def _index_rows(self) -> list[list[Any]]:
         """``index_status``'s rows: each index version's label, fields and status."""
         try:
@@ -270,7 +218,7 @@ class FalkorStore(FalkorSchema):
         text = params_header(parameters) + query
         for attempt in (1, 2):
             try:
-                if not write:  # (over RESP3: kgp.stores.falkor_reply)
+                if not write:  # (over RESP3: kgp.stores.falkordb.reply)
                     with self._watch.watching():
                         return self._opened()[1].rows(text)
                 with self._watch.watching():
@@ -305,16 +253,6 @@ class FalkorStore(FalkorSchema):
         names = [h.decode() if isinstance(h, bytes) else str(h) for h in header]
         return [dict(zip(names, map(plain, row), strict=True)) for row in result.result_set]
 
-    def checkpoint(self, *, force: bool = False) -> bool:
-        """Compact the append-only file: safe whenever (a failed write reloads the server); and
-        save the index beside the graph."""
-        self.vectors.save()
-        try:
-            log = self.server.log
-            return log.compact(min_bytes=0, growth=-1.0) if force else log.compact()
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
-
     def _connect(self) -> None:
         """Connect and wait for the indexes."""
         self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), socket_timeout=600)
@@ -325,7 +263,7 @@ class FalkorStore(FalkorSchema):
     def _wait_for_indexes(self, stall: float = INDEX_STALL_SECONDS) -> None:
         """After a start or reload, FalkorDB rebuilds indexes in the background, and queries
         meanwhile see part of the graph: wait until every index is operational, as long as the
-        build goes on (:mod:`kgp.stores.falkor_indexes`)."""
+        build goes on (:mod:`kgp.stores.falkordb.indexes`)."""
         building = lambda: unfinished(self._index_rows())  # noqa: E731
         wait_for_indexes(building, what=self.describe(), stall=stall, notice=self.on_wait)
 
@@ -344,24 +282,6 @@ class FalkorStore(FalkorSchema):
 
     def _fulltext_query(self, terms: Sequence[str]) -> str:
         return " | ".join(terms)
-
-    def _migrate_to_6(self) -> list[str]:
-        if not index_passage_terms(self.run, self._indexes()):
-            return []
-        self._wait_for_indexes()  # (the new full-text index: questions need it)
-        return ["schema 6: the full-text index holds each passage's stemmed terms"]
-
-    def _migrate_to_7(self) -> list[str]:
-        """Schema 7: FalkorDB's vector index goes; each passage gets its key in the index beside
-        the graph (kgp.stores.vectors), which is built from the stored vectors. Nothing to say
-        where neither was needed (a graph kgp 7 wrote, recorded older by hand)."""
-        done = ("Passage", "embedding", "VECTOR") in self._indexes()
-        if done:
-            self.run("drop_passage_vector", write=True)
-        while keyed := int(self.run("key_passages", {"limit": 5000}, write=True)[0]["n"]):
-            done = done or keyed > 0
-        self._open_vectors()
-        return ["schema 7: vectors in an index beside the graph"] if done else []
 
 
 def vectors_path(home: Path, graph: str) -> Path:

@@ -6,7 +6,7 @@ the graphs' write lock that no thread held, on a loaded 2-core machine). A clien
 for its answer until the socket's timeout, ten minutes. A server that holds a query unanswered
 for ``seconds`` while its CPU time does not move is stuck, not working: the watch kills it, the
 query fails at once, and the store starts the server again from its append-only file, which
-holds every write it acknowledged (:class:`~kgp.stores.falkor.FalkorStore`)."""
+holds every write it acknowledged (:class:`~kgp.stores.falkordb.store.FalkorStore`)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from kgp.stores.processes import cpu_ticks
+from kgp.stores.falkordb.processes import cpu_ticks
 
 logger = logging.getLogger(__name__)
 
