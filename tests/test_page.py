@@ -4,7 +4,8 @@ documents (one dropped, one chosen from the keyboard), see them listed with thei
 README's question, watch the answer arrive piece by piece, follow its citation to the evidence,
 see the reasoning paths drawn, and remove a document.
 
-``KGP_PAGE_SCREENSHOT=docs/serve-page.png`` keeps the screenshot the test takes."""
+``KGP_PAGE_SCREENSHOT=docs/serve-page.png`` keeps the screenshot the test takes, and
+``KGP_PAGE_SHOTS=docs`` those of a table in the evidence and of the page at 400 px."""
 
 from __future__ import annotations
 
@@ -164,6 +165,46 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(shot), full_page=False)
     assert shot.stat().st_size > 20_000
+
+    # Labels say document and page (a table its number), one number per node: its rank.
+    labels = graph.locator("text.label").all_text_contents()
+    assert all(re.fullmatch(r"\S+ · (p\. \d+|Table \d+ p\. \d+)", label) for label in labels), (
+        labels
+    )
+    assert any("Table 1 p. " in label for label in labels), "the PDF's table is on a path"
+    legend = page.locator("#legend li").all_text_contents()
+    assert "Annual rainfall report 2024 (upload:local/rainfall-2024.pdf)" in legend
+    ask_row = [page.locator(f"#{id}").bounding_box()["y"] for id in ("question", "ask-button")]
+    assert abs(ask_row[0] - ask_row[1]) < 12, "the Ask row is one row at 1366 px"
+
+    # A table in the evidence is a table: its header, its rows, numbers right-aligned.
+    table = page.locator("#evidence table.grid").first
+    assert table.locator("thead th").count() >= 2 and table.locator("tbody tr").count() >= 2
+    assert "num" in (table.locator("tbody td").last.get_attribute("class") or "")
+    table.scroll_into_view_if_needed()
+    table_shot = Path(os.environ.get("KGP_PAGE_SHOTS") or tmp_path) / "serve-evidence-table.png"
+    page.screenshot(path=str(table_shot))
+
+    # The colours of documents stay as they were when the same question is asked again.
+    colours = graph.locator("circle").evaluate_all("cs => cs.map(c => c.getAttribute('fill'))")
+    page.press("#question", "Enter")
+    page.wait_for_selector("#answer-text:not(.writing) a.cite", timeout=60_000)
+    again = page.locator("#graph svg circle").evaluate_all(
+        "cs => cs.map(c => c.getAttribute('fill'))"
+    )
+    assert again == colours
+
+    # At 400 px: one column, nothing wider than the screen (the drawing scrolls in its box).
+    page.set_viewport_size({"width": 400, "height": 860})
+    page.wait_for_timeout(400)  # (the drawing is made again for its narrower box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
+    drawn = page.locator("#graph svg").bounding_box()
+    assert drawn["width"] <= page.locator("#graph").bounding_box()["width"], "no column hidden"
+    page.locator("#answer").scroll_into_view_if_needed()
+    narrow_shot = Path(os.environ.get("KGP_PAGE_SHOTS") or tmp_path) / "serve-page-400.png"
+    page.screenshot(path=str(narrow_shot))
+    page.set_viewport_size({"width": 1366, "height": 900})
+    graph = page.locator("#graph svg")
 
     hop = graph.locator("g.node", has=page.locator("text", has_text=re.compile(r"^\d+$"))).last
     hop.focus()

@@ -8,7 +8,8 @@ const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#1f5fbf", "#c2410c", "#15803d", "#7e22ce", "#be123c", "#0e7490", "#a16207",
   "#4d7c0f", "#9d174d", "#334155"];
 
-const state = { key: sessionStorage.getItem("kgp-key") || "", keysNeeded: false, turn: 0 };
+const state = { key: sessionStorage.getItem("kgp-key") || "", keysNeeded: false, turn: 0,
+  colours: new Map(), documents: 0 };  // a document keeps its colour while the page is open
 
 function headers(extra) {
   const h = Object.assign({}, extra || {});
@@ -58,6 +59,10 @@ function askForKey(message) {
 async function start() {
   const health = await (await fetch("health")).json();
   state.keysNeeded = Boolean(health.keys);
+  $("upload-groups").placeholder = state.keysNeeded ? "the key's upload groups" : "public";
+  $("groups-help").textContent = state.keysNeeded
+    ? "comma-separated, among your own groups"
+    : "comma-separated groups that may read it";
   if (state.keysNeeded && !state.key) {
     askForKey("This server needs an API key.");
     return;
@@ -97,9 +102,15 @@ async function listDocuments(turn) {
     const documents = await (await call("GET", "documents")).json();
     if (turn !== state.turn) return;
     body.replaceChildren(...documents.map(documentRow));
+    state.documents = documents.length;
     $("documents-caption").textContent = documents.length
       ? `${documents.length} documents you may read`
       : "No documents yet: drop some above.";
+    if (!documents.length && !$("ask-status").textContent) {
+      say("ask-status", "Add documents first (drop them under Documents), then ask about them.");
+    } else if (documents.length && $("ask-status").textContent.startsWith("Add documents")) {
+      say("ask-status", "");
+    }
   } catch (error) {
     if (turn !== state.turn) return;
     $("documents-caption").textContent = "Cannot list the documents: " + error.message;
@@ -112,13 +123,18 @@ function documentRow(doc) {
   remove.addEventListener("click", () => removeDocument(doc.id));
   const groups = (doc.groups || []).join(", ");
   return el("tr", {},
-    el("td", { class: "name" }, doc.id,
+    el("td", { class: "name" }, el("span", {}, ...breakable(doc.id)),
       el("small", { text: [doc.title !== doc.id ? doc.title : "", groups && `groups: ${groups}`]
         .filter(Boolean).join(" · ") })),
     el("td", { class: "num", text: String(doc.pages ?? "") }),
     el("td", { class: "num", text: String(doc.tables ?? "") }),
     el("td", { class: "num", text: String(doc.passages ?? "") }),
     el("td", {}, remove));
+}
+
+// A document id as text that may break after its "/" and ":" (not inside a word).
+function breakable(id) {
+  return id.split(/(?<=[/:])/).flatMap((part, i) => (i ? [el("wbr"), part] : [part]));
 }
 
 async function removeDocument(id) {
@@ -219,7 +235,13 @@ async function readEvents(response, handlers) {
   }
 }
 
-const shown = { passages: [], rank: new Map() };
+const shown = { passages: [], rank: new Map(), cited: new Set() };
+
+let resizing = 0;
+window.addEventListener("resize", () => {  // the drawing fits the box it is in again
+  clearTimeout(resizing);
+  resizing = setTimeout(() => { if (shown.passages.length) drawPaths(shown.cited); }, 150);
+});
 
 function showEvidence(retrieval) {
   shown.passages = retrieval.passages;
@@ -246,7 +268,7 @@ function showAnswer(answer) {
   const cited = new Set(answer.cited || []);
   if (answer.answer === null || answer.answer === undefined) {
     text.textContent = "No answer.";
-    $("answer-note").textContent = (answer.error || "") + " The evidence is below.";
+    $("answer-note").textContent = sentence(answer.error || "") + " The evidence is below.";
   } else {
     text.replaceChildren(answer.answer);
     for (const id of answer.cited || []) {
@@ -264,10 +286,16 @@ function showAnswer(answer) {
   drawPaths(cited);
 }
 
+function sentence(text) {
+  const said = text.trim();
+  return !said || /[.!?…]$/.test(said) ? said : said + ".";
+}
+
 function colourOf(docId) {
-  const ids = [...new Set(shown.passages.map((p) => p.document.id))];
-  const at = ids.indexOf(docId);
-  return COLOURS[(at < 0 ? ids.length : at) % COLOURS.length];
+  if (!state.colours.has(docId)) {
+    state.colours.set(docId, COLOURS[state.colours.size % COLOURS.length]);
+  }
+  return state.colours.get(docId);
 }
 
 function docOf(passageId) {
@@ -279,7 +307,7 @@ function drawEvidence(cited) {
   const items = shown.passages.map((p, i) => {
     const rank = i + 1;
     const via = p.hop === 0 ? "a seed" : p.path.slice(0, -1).join(" → ");
-    const kind = p.kind === "passage" ? "" : ` · ${p.kind}`;
+    const kind = p.kind === "passage" ? "" : ` · ${p.kind === "table" ? "table" : "table rows"}`;
     const item = el("li", { id: `evidence-${rank}`, tabindex: "-1",
       class: cited.has(p.id) ? "cited" : "", "data-id": p.id },
       el("span", { class: "rank", text: String(rank) }),
@@ -287,14 +315,62 @@ function drawEvidence(cited) {
         el("b", { text: p.document.title || p.document.id }),
         ` · ${p.document.id} · page ${p.page} · hop ${p.hop} · score ${p.score.toFixed(3)}` +
         ` · step ${p.step_score.toFixed(3)}${kind}` + (cited.has(p.id) ? " · cited" : "")),
-      el("span", { class: "text", text: p.text }),
+      evidenceBody(p),
       el("span", { class: "path", text: `reached from ${via}` }));
     return item;
   });
   $("evidence").replaceChildren(...items);
 }
 
+const LONG = 700;  // characters of a passage shown before its "more"
+
+function evidenceBody(p) {
+  const grid = p.kind !== "passage" ? pipeTable(p.text) : null;
+  if (grid) return el("div", { class: "text table-wrap", tabindex: "0", role: "region",
+    "aria-label": `Table from ${p.document.id}, page ${p.page}` }, grid);
+  const body = el("span", { class: "text" });
+  if (p.text.length <= LONG) {
+    body.textContent = p.text;
+    return body;
+  }
+  const cut = p.text.lastIndexOf(" ", LONG);
+  const head = p.text.slice(0, cut > LONG / 2 ? cut : LONG);
+  const more = el("button", { type: "button", class: "more", "aria-expanded": "false",
+    text: "more" });
+  const words = document.createTextNode(head + "… ");
+  more.addEventListener("click", () => {
+    const open = more.getAttribute("aria-expanded") !== "true";
+    words.textContent = open ? p.text + " " : head + "… ";
+    more.textContent = open ? "less" : "more";
+    more.setAttribute("aria-expanded", String(open));
+  });
+  body.append(words, more);
+  return body;
+}
+
+// A table's Markdown (a header row, a |---| rule, rows) as a table; null if it is not one.
+function pipeTable(text) {
+  const lines = text.split("\n").map((line) => line.trim());
+  const rule = lines.findIndex((line) => /^\|?\s*:?-{3,}/.test(line));
+  if (rule < 1) return null;
+  const cells = (line) => line.replace(/^\|/, "").replace(/\|$/, "").split("|")
+    .map((cell) => cell.trim());
+  const caption = lines.slice(0, rule - 1).filter(Boolean).join(" ");
+  const head = cells(lines[rule - 1]);
+  const body = lines.slice(rule + 1).filter((line) => line.startsWith("|")).map(cells);
+  const numeric = head.map((_, i) => body.length > 0 &&
+    body.every((row) => !row[i] || /^[-+(]?[\d.,\s%$€£)]+$/.test(row[i])));
+  const table = el("table", { class: "grid" });
+  if (caption) table.append(el("caption", { text: caption }));
+  table.append(el("thead", {}, el("tr", {}, ...head.map((cell, i) =>
+    el("th", { scope: "col", class: numeric[i] ? "num" : "", text: cell })))));
+  table.append(el("tbody", {}, ...body.map((row) => el("tr", {}, ...head.map((_, i) =>
+    el("td", { class: numeric[i] ? "num" : "", text: row[i] || "" }))))));
+  return table;
+}
+
 function drawPaths(cited) {
+  shown.cited = cited;
   const columns = [];
   const edges = new Map();
   for (const p of shown.passages) {
@@ -304,7 +380,10 @@ function drawPaths(cited) {
       if (hop > 0) edges.set(p.path[hop - 1] + "\n" + id, cited.has(p.id));
     });
   }
-  const gapX = 250, gapY = 46, top = 34, left = 30, labelWidth = 118;
+  const room = $("graph").clientWidth || 800;
+  const narrow = room < 560;
+  const labelWidth = narrow ? 100 : 128, gapY = 46, top = 34, left = narrow ? 12 : 30;
+  const gapX = narrow ? 190 : 250;
   const rows = Math.max(1, ...columns.map((c) => (c ? c.length : 0)));
   const width = left * 2 + Math.max(0, columns.length - 1) * gapX + 40 + labelWidth;
   const height = top + rows * gapY + 10;
@@ -344,13 +423,14 @@ function drawPaths(cited) {
       "aria-label": rank ? `Evidence ${rank}: ${id}` : `${id} (on a path, not in the evidence)` });
     const title = svgEl("title");
     const passage = shown.passages.find((p) => p.id === id);
-    title.textContent = id + (passage ? "\n" + passage.text.slice(0, 200) : "");
+    title.textContent = placeOf(id, passage, true, Infinity) +
+      (passage ? "\n" + passage.text.slice(0, 200) : "");
     group.append(title, svgEl("circle", { cx: String(x), cy: String(y), r: "14",
       fill: colourOf(docOf(id)) }));
     const number = svgEl("text", { x: String(x), y: String(y + 4), "text-anchor": "middle" });
     number.textContent = rank ? String(rank) : "·";
     const label = svgEl("text", { x: String(x + 19), y: String(y + 4), class: "label" });
-    label.textContent = shortName(id);
+    label.textContent = placeOf(id, passage, false, narrow ? 10 : 18);
     group.append(number, label);
     group.addEventListener("click", () => light(id, true));
     group.addEventListener("keydown", (event) => {
@@ -361,7 +441,7 @@ function drawPaths(cited) {
   $("graph").replaceChildren(svg);
   const docs = [...new Set([...at.keys()].map(docOf))];
   $("legend").replaceChildren(...docs.map((doc) =>
-    el("li", {}, swatch(colourOf(doc)), doc)));
+    el("li", { title: doc }, swatch(colourOf(doc)), titleOf(doc))));
 }
 
 function swatch(colour) {
@@ -370,11 +450,24 @@ function swatch(colour) {
   return dot;
 }
 
-function shortName(id) {
-  const [doc, place] = id.split("#");
-  const base = doc.split("/").pop();  // the file's name: its folder is in the legend
-  const name = base.length > 16 ? base.slice(0, 15) + "…" : base;
-  return place ? `${name} ${place.replace("passage=", "#")}` : name;
+function titleOf(docId) {
+  const known = shown.passages.find((p) => p.document.id === docId);
+  const title = known && known.document.title;
+  return title && title !== docId ? `${title} (${docId})` : docId;
+}
+
+// What a node is, as its document says it: the file's short name and the page, or the table
+// ("Table 2 p. 3": the second table on page 3), the name cut to ``most`` characters;
+// ``whole``: the document's full id, for a tooltip.
+function placeOf(id, passage, whole, most) {
+  const doc = passage ? passage.document.id : id.split("#")[0];
+  const base = whole ? doc : doc.split("/").pop();
+  const name = base.length > most ? base.slice(0, most - 1) + "…" : base;
+  const tableId = passage && passage.kind !== "passage" ? (passage.table || passage.id) : id;
+  const table = /[#&]page=(\d+)&table=(\d+)/.exec(tableId);
+  const numbered = table && `Table ${Number(table[2]) + 1} p. ${table[1]}`;
+  if (table) return most < 15 ? numbered : `${name} · ${numbered}`;  // (its colour: the document)
+  return passage ? `${name} · p. ${passage.page}` : name;
 }
 
 function svgEl(tag, attrs) {
