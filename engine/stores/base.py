@@ -9,7 +9,7 @@ The port, what retrieval, ingest and the server use:
 - documents: ``write_documents``, ``delete_document``, ``set_document_groups``,
   ``list_documents``;
 - reads: ``fetch_nodes``, ``neighbours``, ``passage_texts``, ``passage_vectors``,
-  ``document_passages``, ``page_contents``, ``tables``;
+  ``document_passages``, ``document_pages``, ``page_contents``, ``tables``;
 - search (kgp.stores.search): ``vector_search``, ``nearest``, ``fulltext_search``,
   ``readable_passages``;
 - counts and traces: ``counts``, ``save_trace``, ``traces``.
@@ -76,7 +76,7 @@ class GraphStore(StoreSearch, StoreCounts, Closing):
         self.caller = caller
         self.schema_ready = False  # ensured by a sync of this process (ingest.sync.Syncer)
         self.on_wait: Callable[[str], None] | None = None  # told how far a long wait is
-        self.links = LinkQueries(self.run)  # what the k-NN linker asks (kgp.stores.linking)
+        self.links = LinkQueries(self)  # what the k-NN linker asks (kgp.stores.linking)
         self.upkeep = self.upkeep_kind(self)  # schema, records, checkpoints (.maintenance)
         self._counts: dict[tuple[str, ...], tuple[int, float]] = {}  # caller -> (passages, when)
 
@@ -257,6 +257,11 @@ class GraphStore(StoreSearch, StoreCounts, Closing):
         if not wanted:
             return []
         return [page_content(r) for r in self.run("page_contents", {"numbers": wanted})]
+
+    def document_pages(self, doc_id: str) -> list[PageContent]:
+        """One document's pages in order, each with its passages of prose and its tables (a
+        table's rows are its table's) in reading order; none when the caller may not read it."""
+        return [page_content(r) for r in self.run("document_pages", {"doc_id": doc_id})]
 
     def save_trace(
         self,

@@ -5,20 +5,33 @@ query goes through the store's ``run``, so the caller's access applies as everyw
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 from kgp.stores.model import PassageVector
 
 Row = dict[str, Any]
-Run = Callable[..., list[Row]]  # GraphStore.run
+
+
+class Runs(Protocol):
+    """A store, as far as these queries need it (kgp.stores.base.GraphStore)."""
+
+    def run(
+        self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False
+    ) -> list[Row]: ...
 
 
 class LinkQueries:
     """The linker's queries against one store (``store.links``)."""
 
-    def __init__(self, run: Run) -> None:
-        self._run = run
+    def __init__(self, store: Runs) -> None:
+        self._store = store
+
+    def _run(
+        self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False
+    ) -> list[Row]:
+        # (the store's run as it is now: a test may wrap it to fail on cue)
+        return self._store.run(name, parameters, write=write)
 
     def passage_embeddings(self, ids: Iterable[str]) -> dict[str, list[float]]:
         """The embeddings of passages by id (those that exist), nothing else: what linking

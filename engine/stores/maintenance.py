@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
-from kgp.access import ADMIN_CALLER, DEFAULT_GROUPS
+from kgp.access import ADMIN_CALLER, DEFAULT_GROUPS, Caller
 from kgp.errors import ConfigurationError
 from kgp.stores.health import IndexHealth
 from kgp.stores.model import text_hash
-
-if TYPE_CHECKING:
-    from kgp.stores.base import GraphStore
 
 Row = dict[str, Any]
 # 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents; 3: access groups;
@@ -40,19 +38,36 @@ class RunsQueries(ABC):
     ) -> list[Row]: ...
 
 
+class KeptStore(Protocol):
+    """What an upkeep needs of its store (kgp.stores.base.GraphStore)."""
+
+    def run(
+        self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False
+    ) -> list[Row]: ...
+
+    def reading_as(self, caller: Caller) -> AbstractContextManager[None]: ...
+
+    def describe(self) -> str: ...
+
+
 class Upkeep:
     """A store's upkeep (``store.upkeep``); a store whose database keeps its own files and
     vector index complete needs nothing more than this."""
 
-    def __init__(self, store: GraphStore) -> None:
+    def __init__(self, store: KeptStore) -> None:
         self.store = store
-        self.run = store.run
+
+    def _run(
+        self, name: str, parameters: Mapping[str, Any] | None = None, *, write: bool = False
+    ) -> list[Row]:
+        """The store's ``run`` as it is now (a test may wrap it to fail on cue)."""
+        return self.store.run(name, parameters, write=write)
 
     # -- the vector index ---------------------------------------------------------------------
 
     def vector_index_entries(self) -> int:
         """How many passages the vector index holds."""
-        rows = self.run("vector_index_bound")
+        rows = self._run("vector_index_bound")
         return int(rows[0]["live"]) if rows else 0
 
     def rebuild_vector_index(self) -> None:
@@ -82,13 +97,13 @@ class Upkeep:
 
     def graph_encoder(self) -> str | None:
         """The encoder recorded for the graph's vectors, if any."""
-        rows = self.run("graph_encoder")
+        rows = self._run("graph_encoder")
         return str(rows[0]["encoder"]) if rows and rows[0]["encoder"] is not None else None
 
     def set_graph_encoder(self, encoder: str) -> None:
         """Record the graph's encoder (at its first sync), with the schema it is written in, and
         the group sets its documents hold (kgp.stores.coverage)."""
-        self.run("set_graph_encoder", {"encoder": encoder, "schema": SCHEMA_VERSION}, write=True)
+        self._run("set_graph_encoder", {"encoder": encoder, "schema": SCHEMA_VERSION}, write=True)
         self.record_access_sets()
 
     # -- schema versions ---------------------------------------------------------------------
@@ -96,8 +111,8 @@ class Upkeep:
     def migrate(self, default_groups: Sequence[str] = DEFAULT_GROUPS) -> list[str]:
         """Bring a graph written by an older kgp to the current schema (documents without access
         groups get ``default_groups``); the steps taken."""
-        rows = self.run("graph_schema")
-        if not rows and not self.run("count_labels"):
+        rows = self._run("graph_schema")
+        if not rows and not self._run("count_labels"):
             return []  # an empty graph: its first sync records the schema
         version = int(rows[0]["schema"]) if rows and rows[0]["schema"] is not None else 1
         if version == SCHEMA_VERSION:
@@ -111,10 +126,10 @@ class Upkeep:
         if version < 2:
             steps += self._migrate_to_2()
         if version < 3:
-            self.run("migrate_groups", {"groups": list(default_groups)}, write=True)
+            self._run("migrate_groups", {"groups": list(default_groups)}, write=True)
             steps.append(f"schema 3: access groups, {', '.join(default_groups)} where none")
         if version < 4:
-            self.run("migrate_flag_property", write=True)
+            self._run("migrate_flag_property", write=True)
             steps.append("schema 4: NEEDS_KNN flags indexed")
         if version < 5:
             self.record_access_sets()
@@ -123,22 +138,22 @@ class Upkeep:
             steps += self._migrate_to_6()
         if version < 7:
             steps += self._migrate_to_7()
-        self.run("set_graph_schema", {"schema": SCHEMA_VERSION}, write=True)
+        self._run("set_graph_schema", {"schema": SCHEMA_VERSION}, write=True)
         return steps
 
     def record_access_sets(self) -> None:
         """Record the group sets the documents hold now, from every document (writes only add
         sets; this drops those of removed documents): kgp.stores.coverage."""
-        self.run("record_access_sets", write=True)
+        self._run("record_access_sets", write=True)
 
     def _migrate_to_2(self) -> list[str]:
         """Flags become relationships (every passage flagged for an exact refill), passages
         get text hashes, and the vector index is rebuilt."""
-        self.run("migrate_flags", write=True)
+        self._run("migrate_flags", write=True)
         after = ""
-        while rows := self.run("passages_without_text_hash", {"limit": 2000, "after": after}):
+        while rows := self._run("passages_without_text_hash", {"limit": 2000, "after": after}):
             hashed = [{"id": r["id"], "hash": text_hash(str(r["text"] or ""))} for r in rows]
-            self.run("set_text_hashes", {"rows": hashed}, write=True)
+            self._run("set_text_hashes", {"rows": hashed}, write=True)
             after = str(rows[-1]["id"])
         self.rebuild_vector_index()
         return ["schema 2: NEEDS_KNN flags, text hashes, vector index rebuilt"]
@@ -155,7 +170,7 @@ class Upkeep:
         """Every node (without embeddings) and every relationship, in a canonical order."""
         nodes = [
             {"label": r["label"], "key": r["key"], "props": _clean(r["props"])}
-            for r in self.run("dump_nodes")
+            for r in self._run("dump_nodes")
         ]
         # (the embedded store's Meta node holds its vector keys' counter from the first write)
         nodes = [n for n in nodes if n["label"] != "Meta" or n["props"] != {"id": "kgp"}]
@@ -166,7 +181,7 @@ class Upkeep:
                 "target": r["target"],
                 "props": _clean(r["props"]),
             }
-            for r in self.run("dump_relationships")
+            for r in self._run("dump_relationships")
         ]
         nodes.sort(key=lambda n: (n["label"], str(n["key"])))
         rels.sort(

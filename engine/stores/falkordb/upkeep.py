@@ -5,23 +5,45 @@ and save the vector index; and the schema steps only this store takes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import redis
 from kgp.access import ADMIN_CALLER
 from kgp.errors import StoreUnavailableError
-from kgp.stores.falkordb.indexes import WRITE_INDEXES, index_passage_terms
+from kgp.stores.falkordb.indexes import (
+    INDEX_STALL_SECONDS,
+    WRITE_INDEXES,
+    Indexed,
+    index_passage_terms,
+)
+from kgp.stores.falkordb.server import EmbeddedServer
+from kgp.stores.falkordb.vectors import PassageVectors
 from kgp.stores.health import IndexHealth
-from kgp.stores.maintenance import Row, Upkeep
+from kgp.stores.maintenance import KeptStore, Row, Upkeep
 
-if TYPE_CHECKING:
-    from kgp.stores.falkordb.store import FalkorStore
+
+class KeptFalkorStore(KeptStore, Protocol):
+    """What the embedded store's upkeep needs of it (kgp.stores.falkordb.FalkorStore)."""
+
+    vectors: PassageVectors
+    server: EmbeddedServer
+
+    def _indexes(self) -> Indexed: ...
+
+    def _wait_for_indexes(self, stall: float = INDEX_STALL_SECONDS) -> None: ...
+
+    def _seal_indexes(self) -> None: ...
+
+    def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None: ...
+
+    def _open_vectors(self) -> None: ...
 
 
 class FalkorUpkeep(Upkeep):
     """``FalkorStore.upkeep``."""
 
-    store: FalkorStore
+    store: KeptFalkorStore
 
     def vector_index_entries(self) -> int:
         self.store.vectors.catch_up()
@@ -41,7 +63,7 @@ class FalkorUpkeep(Upkeep):
                 return IndexHealth("none", 0)
             share, rows = min(1.0, 2.0 * sample / live), list[Row]()
             while sample and not rows:
-                rows = self.run("sample_passages", {"share": share, "limit": sample})
+                rows = self._run("sample_passages", {"share": share, "limit": sample})
                 if share >= 1.0:
                     break
                 share = min(1.0, 4.0 * share)
@@ -87,7 +109,7 @@ class FalkorUpkeep(Upkeep):
             raise StoreUnavailableError(f"lost {self.store.describe()}: {exc}") from None
 
     def _migrate_to_6(self) -> list[str]:
-        if not index_passage_terms(self.run, self.store._indexes()):
+        if not index_passage_terms(self._run, self.store._indexes()):
             return []
         self.store._wait_for_indexes()  # (the new full-text index: questions need it)
         return ["schema 6: the full-text index holds each passage's stemmed terms"]
@@ -98,8 +120,8 @@ class FalkorUpkeep(Upkeep):
         where neither was needed (a graph kgp 7 wrote, recorded older by hand)."""
         done = ("Passage", "embedding", "VECTOR") in self.store._indexes()
         if done:
-            self.run("drop_passage_vector", write=True)
-        while keyed := int(self.run("key_passages", {"limit": 5000}, write=True)[0]["n"]):
+            self._run("drop_passage_vector", write=True)
+        while keyed := int(self._run("key_passages", {"limit": 5000}, write=True)[0]["n"]):
             done = done or keyed > 0
         self.store._open_vectors()
         return ["schema 7: vectors in an index beside the graph"] if done else []
