@@ -45,7 +45,8 @@ def open(**overrides: Any) -> KnowledgeGraph:
 
 def connect(url: str, *, api_key: str | None = None) -> RemoteGraph:
     """A graph served by ``kgp serve`` at ``url``, with the methods and result types of
-    :func:`open`'s graph (retrieve, ask, add, remove, documents, stats, traces)."""
+    :func:`open`'s graph (retrieve, ask, add, remove, documents, document, stats,
+    traces)."""
     from kgp.remote import RemoteGraph
 
     return RemoteGraph(url, api_key=api_key)

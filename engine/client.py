@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kgp.access import Caller
@@ -15,7 +15,15 @@ from kgp.errors import (
 from kgp.locks import ReadWriteLock
 from kgp.settings import Settings, load_settings
 from kgp.stores import GraphStore, store_from_settings
-from kgp.stores.model import DocumentSummary, GraphCounts
+from kgp.stores.model import (
+    DocumentSummary,
+    DocumentView,
+    EdgeKind,
+    GraphCounts,
+    Neighbourhood,
+    NeighbourhoodNode,
+    document_view,
+)
 from kgp.stores.tracer import QueryEvent, Tracer, summarise
 from kgp.writing import GraphWriting
 
@@ -202,6 +210,49 @@ class KnowledgeGraph(GraphWriting, Closing):
         with their passages and tables counted."""
         with self._rw.reading():
             return self.store.list_documents(counts=True)
+
+    def document(self, doc_id: str) -> DocumentView | None:
+        """One document as kgp holds it: its record (title, groups, size, when it was synced)
+        and its pages with their passages and tables in reading order; None when there is no
+        such document or the caller may not read it."""
+        with self._rw.reading():
+            node = self.store.fetch_nodes([doc_id]).get(doc_id)
+            if node is None or node["label"] != "Document":
+                return None
+            return document_view(node, self.store.document_pages(doc_id))
+
+    def neighbourhood(
+        self,
+        passage_id: str,
+        kinds: Iterable[EdgeKind | str] = tuple(EdgeKind),
+        *,
+        limit: int = 8,
+    ) -> Neighbourhood | None:
+        """A passage and its neighbours in the graph, at most ``limit`` of each kind (SIMILAR
+        best first, NEXT, shared keywords most shared first), as the traversal sees them: only
+        passages the caller may read. None when there is no such passage the caller may read."""
+        wanted = tuple(EdgeKind(kind) for kind in kinds)
+        with self._rw.reading():
+            near = self.store.neighbours([passage_id], wanted, limit=limit) if wanted else []
+            stored = self.store.passage_texts([passage_id, *(n.target for n in near)])
+            if passage_id not in stored:
+                return None
+            titles = {
+                doc_id: str(node.get("title") or "")
+                for doc_id, node in self.store.fetch_nodes(
+                    {p.doc_id for p in stored.values()}
+                ).items()
+            }
+
+        def shown(pid: str) -> NeighbourhoodNode:
+            p = stored[pid]
+            return NeighbourhoodNode(
+                pid, p.doc_id, titles.get(p.doc_id, ""), p.page, p.text, p.table_id
+            )
+
+        edges = tuple((n.target, n.kind.value, n.weight) for n in near if n.target in stored)
+        others = tuple(shown(pid) for pid in dict.fromkeys(edge[0] for edge in edges))
+        return Neighbourhood(shown(passage_id), edges, others)
 
     def traces(self, limit: int = 25) -> list[dict[str, Any]]:
         """The saved traces the caller may see (those saved by callers with no group the

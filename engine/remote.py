@@ -33,7 +33,14 @@ from kgp.errors import (
 )
 from kgp.ingest.report import Skipped, SyncReport
 from kgp.serve.events import EventReader, read_events
-from kgp.stores.model import DocumentSummary, GraphCounts
+from kgp.stores.model import (
+    DocumentSummary,
+    DocumentView,
+    GraphCounts,
+    PageContent,
+    PagePassage,
+    PageTable,
+)
 
 TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
@@ -105,6 +112,19 @@ def _documents(rows: list[dict[str, Any]]) -> list[DocumentSummary]:
         )
         for row in rows
     ]
+
+
+def _view(body: dict[str, Any]) -> DocumentView:
+    pages = tuple(
+        PageContent(
+            doc_id=page["doc_id"],
+            number=page["number"],
+            passages=tuple(PagePassage(**p) for p in page["passages"]),
+            tables=tuple(PageTable(**t) for t in page["tables"]),
+        )
+        for page in body["pages"]
+    )
+    return DocumentView(**{**body, "groups": tuple(body["groups"]), "pages": pages})
 
 
 def _report(body: dict[str, Any]) -> SyncReport:
@@ -188,6 +208,13 @@ class RemoteGraph(Closing):
     def documents(self) -> list[DocumentSummary]:
         return _documents(self._call("GET", "/documents"))
 
+    def document(self, doc_id: str) -> DocumentView | None:
+        """As ``KnowledgeGraph.document``: None when there is none the caller may read."""
+        try:
+            return _view(self._call("GET", _document_path(doc_id)))
+        except DocumentError:
+            return None
+
     def stats(self) -> GraphCounts:
         return GraphCounts(**self._call("GET", "/stats"))
 
@@ -247,6 +274,12 @@ class AsyncRemoteGraph:
 
     async def documents(self) -> list[DocumentSummary]:
         return _documents(await self._call("GET", "/documents"))
+
+    async def document(self, doc_id: str) -> DocumentView | None:
+        try:
+            return _view(await self._call("GET", _document_path(doc_id)))
+        except DocumentError:
+            return None
 
     async def stats(self) -> GraphCounts:
         return GraphCounts(**(await self._call("GET", "/stats")))

@@ -534,6 +534,8 @@ def test_asked_for_everything_by_id_the_store_returns_only_what_the_caller_may_r
         store.neighbours(everything, max_df=10_000)
         store.document_passages(world.documents)
         store.page_contents(range(1, 10))
+        for doc_id in world.documents:
+            assert bool(store.document_pages(doc_id)) == (doc_id in readable)
         store.tables()
         store.fulltext_search("rain station river capital budget table", 100)
         hits = store.vector_search(vector, 100)

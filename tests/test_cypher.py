@@ -23,6 +23,7 @@ SHARED_QUERIES = {
     "neighbours",
     "save_trace",
     "page_contents",
+    "document_pages",
     "document_tables",
     "fetch_nodes",
     "count_labels",

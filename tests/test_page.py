@@ -5,7 +5,8 @@ README's question, watch the answer arrive piece by piece, follow its citation t
 see the reasoning paths drawn, and remove a document.
 
 ``KGP_PAGE_SCREENSHOT=docs/serve-page.png`` keeps the screenshot the test takes, and
-``KGP_PAGE_SHOTS=docs`` those of a table in the evidence and of the page at 400 px."""
+``KGP_PAGE_SHOTS=docs`` those of a table in the evidence, of the page at 400 px, of a
+document's view and of the graph explorer (1366 and 400 px)."""
 
 from __future__ import annotations
 
@@ -213,6 +214,72 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     assert focused.startswith("evidence-") and page.locator(f"#{focused}").get_attribute(
         "data-id"
     ) == hop.get_attribute("data-id")
+
+    # The evidence's document opens as kgp holds it, at the passage; Find narrows it down.
+    table_item = page.locator("#evidence li", has=page.locator("table.grid")).first
+    table_item.locator("a.doc-link").click()
+    expect(page.locator("#reader")).to_be_visible()
+    assert page.is_hidden("#asking")
+    assert page.inner_text("#reader-title") == (
+        "Annual rainfall report 2024 (upload:local/rainfall-2024.pdf)"
+    )
+    meta = page.inner_text("#reader-meta")
+    assert "2 pages, 6 passages, 1 table" in meta and "readable by public" in meta, meta
+    lit = page.locator("#reader-pages .lit")
+    assert lit.count() == 1 and lit.locator("table.grid").count() == 1, "opened at the table"
+    assert page.locator("#reader-pages h3").all_text_contents() == ["Page 1", "Page 2"]
+    page.fill("#reader-find", "cedar hollow")
+    expect(page.locator("#reader-found")).to_contain_text("contain it")
+    shown = page.locator("#reader-pages .passage:visible").all_inner_texts()
+    assert shown and all("cedar hollow" in text.lower() for text in shown)
+    reader_shot = Path(os.environ.get("KGP_PAGE_SHOTS") or tmp_path) / "serve-document.png"
+    page.fill("#reader-find", "")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(reader_shot))
+    page.keyboard.press("Escape")
+    expect(page.locator("#asking")).to_be_visible()
+    assert page.evaluate("document.activeElement.id") == "question"
+    page.locator("#documents a.doc-link", has_text="stations.md").click()  # from the list too
+    expect(page.locator("#reader-title")).to_contain_text("upload:local/stations.md")
+    page.click("#reader-close")
+    expect(page.locator("#asking")).to_be_visible()
+
+    # The graph around the cited passage: its neighbours by kind, explored by keyboard.
+    page.locator(f"{citation} a.explore").click()
+    expect(page.locator("#explorer")).to_be_visible()
+    assert page.inner_text("#explorer-title").startswith("Around upload:local/")
+    assert "most rain" in page.inner_text("#explorer-text")
+    kinds = page.locator("#explorer-list .kind").all_text_contents()
+    assert kinds and any(k.startswith("similar 0.") for k in kinds), kinds
+    first = page.locator("#explorer-graph g.node[role=button]").first
+    target = first.get_attribute("data-id")
+    first.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#explorer-trail li")).to_have_count(2)
+    assert page.locator("#explorer-graph g.node.focus").get_attribute("data-id") == target
+    page.uncheck("#explorer input[value=next]")
+    page.uncheck("#explorer input[value=keyword]")
+    expect(page.locator("#explorer-list .kind", has_text="next in the text")).to_have_count(0)
+    expect(page.locator("#explorer-list .kind", has_text="shared keyword")).to_have_count(0)
+    assert all(
+        k.startswith("similar") for k in page.locator("#explorer-list .kind").all_text_contents()
+    )
+    page.check("#explorer input[value=next]")
+    page.check("#explorer input[value=keyword]")
+    page.locator("#explorer-trail a").first.click()  # back along the trail
+    expect(page.locator("#explorer-trail li")).to_have_count(1)
+    explorer_shot = Path(os.environ.get("KGP_PAGE_SHOTS") or tmp_path) / "serve-explorer.png"
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(explorer_shot))
+    page.set_viewport_size({"width": 400, "height": 860})
+    page.locator("#explorer-list button").first.click()  # (a neighbour, from the list)
+    expect(page.locator("#explorer-trail li")).to_have_count(2)
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
+    page.screenshot(path=str(explorer_shot.with_name("serve-explorer-400.png")))
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.keyboard.press("Escape")
+    expect(page.locator("#asking")).to_be_visible()
 
     # Removing asks first, then the document is gone from the list.
     page.once("dialog", lambda dialog: dialog.accept())

@@ -10,6 +10,7 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 import kgp
@@ -121,6 +122,68 @@ def test_no_key_a_bad_key_and_forbidden_documents(server: Server) -> None:
     )
     assert refused.status_code == 403 and "admin view" in refused.json()["error"]
     assert "cities/egypt.txt" in {d["id"] for d in server.get("/documents", "root").json()}
+
+
+def test_a_document_is_read_as_kgp_holds_it_by_those_who_may(server: Server) -> None:
+    """``GET /documents/ID``: the record and the pages with their passages in order, for a key
+    that may read it; to any other the same 404 as for a document that does not exist; the
+    remote client says None for both."""
+    shown = server.get("/documents/cities/egypt.txt", "alice")
+    assert shown.status_code == 200, shown.text
+    view = shown.json()
+    assert view["id"] == "cities/egypt.txt" and view["groups"] == ["hr"]
+    assert view["kind"] and view["bytes"] > 0 and view["ingested_at"].startswith("20")
+    texts = [p["text"] for page in view["pages"] for p in page["passages"]]
+    ordinals = [int(p["id"].rsplit("=", 1)[1]) for page in view["pages"] for p in page["passages"]]
+    assert texts and ordinals == sorted(ordinals), "passages in reading order"
+    assert any("Cairo" in text for text in texts)
+    hidden = server.get("/documents/cities/egypt.txt", "bob")
+    missing = server.get("/documents/no/such.txt", "bob")
+    assert hidden.status_code == missing.status_code == 404
+    assert hidden.json()["error"].replace("cities/egypt.txt", "X") == missing.json()[
+        "error"
+    ].replace("no/such.txt", "X")
+    with kgp.connect(server.url, api_key=server.keys["alice"]) as remote:
+        seen = remote.document("cities/egypt.txt")
+        assert seen is not None and [p.text for g in seen.pages for p in g.passages] == texts
+    with kgp.connect(server.url, api_key=server.keys["bob"]) as remote:
+        assert remote.document("cities/egypt.txt") is None
+
+
+def test_the_graph_around_a_passage_holds_only_what_the_caller_may_read(server: Server) -> None:
+    """``GET /neighbours/ID``: a passage's SIMILAR, NEXT and keyword neighbours. A passage
+    whose neighbours, as the admin sees them, include documents a key may not read shows that
+    key none of them, not even in a count; a passage the key may not read is a 404."""
+    question = {"question": "Which river flows through Cairo, the capital of Egypt?", "k": 30}
+    public = [
+        p["id"]
+        for p in server.post("/retrieve", question, "bob").json()["passages"]
+        if p["kind"] == "passage"
+    ]
+    mixed = None
+    for pid in public:
+        seen = server.get(f"/neighbours/{quote(pid)}?limit=50", "root").json()
+        if {n["doc_id"] for n in seen["nodes"]} & HR:
+            mixed = (pid, seen)
+            break
+    assert mixed is not None, "some public passage has a neighbour in an hr document"
+    pid, everything = mixed
+    assert everything["node"]["id"] == pid and everything["node"]["text"]
+    assert {e["kind"] for e in everything["edges"]} <= {"similar", "next", "keyword"}
+    shown = server.get(f"/neighbours/{quote(pid)}?limit=50", "bob").json()
+    assert not {n["doc_id"] for n in shown["nodes"]} & HR
+    hidden = {n["id"] for n in everything["nodes"] if n["doc_id"] in HR}
+    assert not hidden & {e["id"] for e in shown["edges"]}
+    assert len(shown["edges"]) == len(everything["edges"]) - sum(
+        1 for e in everything["edges"] if e["id"] in hidden
+    ), "each readable edge as the admin sees it, and no other"
+    only_similar = server.get(f"/neighbours/{quote(pid)}?kinds=similar", "bob").json()
+    assert {e["kind"] for e in only_similar["edges"]} <= {"similar"}
+    secret = next(iter(hidden))
+    assert server.get(f"/neighbours/{quote(secret)}", "bob").status_code == 404
+    assert server.get(f"/neighbours/{quote('no/such.txt#passage=0')}", "bob").status_code == 404
+    bad = server.get(f"/neighbours/{quote(pid)}?kinds=colour", "bob")
+    assert bad.status_code == 422 and "similar, next, keyword" in bad.json()["error"]
 
 
 @pytest.mark.parametrize(

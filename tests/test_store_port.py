@@ -19,7 +19,7 @@ PORT = {
     "write_documents", "delete_document", "set_document_groups", "list_documents",
     # reads
     "fetch_nodes", "neighbours", "passage_texts", "passage_vectors", "document_passages",
-    "page_contents", "tables",
+    "document_pages", "page_contents", "tables",
     # search
     "vector_search", "nearest", "fulltext_search", "readable_passages", "forget_counts",
     # counts and traces

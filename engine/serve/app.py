@@ -34,6 +34,7 @@ from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys, upload_groups
 from kgp.serve.uploads import clean_name, save_uploads, upload_file
 from kgp.settings import Settings
+from kgp.stores.model import EdgeKind
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -207,6 +208,35 @@ def create_app(
         """The documents the caller may read."""
         with reading(who):
             return [{**asdict(d), "groups": list(d.groups or ())} for d in kg.documents()]
+
+    @app.get("/documents/{doc_id:path}")
+    def document(doc_id: str, who: Who) -> dict[str, Any]:
+        """One document as kgp holds it: its record and its pages, each with its passages and
+        tables in reading order. 404 when the caller may not read it or it does not exist."""
+        plain_id(doc_id)
+        with reading(who):
+            view = kg.document(doc_id)
+        if view is None:
+            raise HttpError(404, f"no document {doc_id!r}")
+        return view.as_dict()
+
+    @app.get("/neighbours/{passage_id:path}")
+    def neighbours(
+        passage_id: str, who: Who, kinds: str = "similar,next,keyword", limit: int = 8
+    ) -> dict[str, Any]:
+        """A passage and its neighbours (``kinds``: comma-separated among similar, next and
+        keyword; at most ``limit`` of each), only passages the caller may read. 404 when the
+        caller may not read it or it does not exist."""
+        plain_id(passage_id)
+        try:
+            chosen = [EdgeKind(kind.strip()) for kind in kinds.split(",") if kind.strip()]
+        except ValueError:
+            raise HttpError(422, f"kinds: {kinds!r}; give some of similar, next, keyword") from None
+        with reading(who):
+            near = kg.neighbourhood(passage_id, chosen, limit=max(1, min(limit, 50)))
+        if near is None:
+            raise HttpError(404, f"no passage {passage_id!r}")
+        return near.as_dict()
 
     @app.delete("/documents/{doc_id:path}")
     def remove(doc_id: str, key: Requester) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -179,6 +179,7 @@ class PagePassage:
 class PageTable:
     id: str
     markdown: str
+    caption: str = ""  # (document_pages reads it; page_contents does not)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +190,69 @@ class PageContent:
     number: int
     passages: tuple[PagePassage, ...] = ()
     tables: tuple[PageTable, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentView:
+    """A document as kgp holds it (``KnowledgeGraph.document``): its record, and its pages
+    with their passages of prose and tables in reading order."""
+
+    id: str
+    path: str
+    title: str
+    groups: tuple[str, ...]  # of its groups, those the caller holds (all for the admin)
+    kind: str  # the reader that read it ("pdf", "markdown", ...)
+    bytes: int
+    sha256: str
+    ingested_at: str  # when it was last synced (ISO 8601, UTC)
+    pages: tuple[PageContent, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class NeighbourhoodNode:
+    """A passage as the graph explorer shows it."""
+
+    id: str
+    doc_id: str
+    title: str  # its document's
+    page: int
+    text: str
+    table: str | None = None  # the table whose rows it holds, if any
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbourhood:
+    """A passage and its neighbours N(v) (``KnowledgeGraph.neighbourhood``): each edge is
+    (neighbour id, kind, weight: the SIMILAR score, 1 for NEXT, shared keywords for KEYWORD)."""
+
+    node: NeighbourhoodNode
+    edges: tuple[tuple[str, str, float], ...]
+    nodes: tuple[NeighbourhoodNode, ...]  # the neighbours, each once
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "node": asdict(self.node),
+            "edges": [{"id": i, "kind": k, "weight": w} for i, k, w in self.edges],
+            "nodes": [asdict(n) for n in self.nodes],
+        }
+
+
+def document_view(node: Mapping[str, Any], pages: Iterable[PageContent]) -> DocumentView:
+    """The view from a Document node's properties (``fetch_nodes``) and its pages."""
+    return DocumentView(
+        id=str(node["id"]),
+        path=str(node.get("path") or ""),
+        title=str(node.get("title") or ""),
+        groups=tuple(node.get("groups") or ()),
+        kind=str(node.get("kind") or ""),
+        bytes=int(node.get("bytes") or 0),
+        sha256=str(node.get("sha256") or ""),
+        ingested_at=str(node.get("ingested_at") or ""),
+        pages=tuple(pages),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +293,10 @@ def page_content(row: Mapping[str, Any]) -> PageContent:
         doc_id=str(row["doc_id"]),
         number=int(row["number"]),
         passages=tuple(PagePassage(str(x["id"]), str(x["text"])) for x in row["passages"]),
-        tables=tuple(PageTable(str(x["id"]), str(x["markdown"])) for x in row["tables"]),
+        tables=tuple(
+            PageTable(str(x["id"]), str(x["markdown"]), str(x.get("caption") or ""))
+            for x in row["tables"]
+        ),
     )
 
 

@@ -123,7 +123,7 @@ function documentRow(doc) {
   remove.addEventListener("click", () => removeDocument(doc.id));
   const groups = (doc.groups || []).join(", ");
   return el("tr", {},
-    el("td", { class: "name" }, el("span", {}, ...breakable(doc.id)),
+    el("td", { class: "name" }, documentLink(doc.id, breakable(doc.id)),
       el("small", { text: [doc.title !== doc.id ? doc.title : "", groups && `groups: ${groups}`]
         .filter(Boolean).join(" · ") })),
     el("td", { class: "num", text: String(doc.pages ?? "") }),
@@ -312,11 +312,12 @@ function drawEvidence(cited) {
       class: cited.has(p.id) ? "cited" : "", "data-id": p.id },
       el("span", { class: "rank", text: String(rank) }),
       el("span", { class: "meta" },
-        el("b", { text: p.document.title || p.document.id }),
-        ` · ${p.document.id} · page ${p.page} · hop ${p.hop} · score ${p.score.toFixed(3)}` +
+        el("b", { text: p.document.title || p.document.id }), " · ",
+        documentLink(p.document.id, [p.document.id], p.table || p.id), ` · page ${p.page} · hop ${p.hop} · score ${p.score.toFixed(3)}` +
         ` · step ${p.step_score.toFixed(3)}${kind}` + (cited.has(p.id) ? " · cited" : "")),
       evidenceBody(p),
-      el("span", { class: "path", text: `reached from ${via}` }));
+      el("span", { class: "path" }, `reached from ${via} · `,
+        exploreLink(p.kind === "table" ? null : p.id)));
     return item;
   });
   $("evidence").replaceChildren(...items);
@@ -484,5 +485,245 @@ function light(id, focus) {
   const rank = shown.rank.get(id);
   if (focus && rank) $(`evidence-${rank}`).focus();
 }
+
+// -- a document as kgp holds it ---------------------------------------------------------------
+
+function documentLink(id, label, at) {
+  const link = el("a", { href: "#document", class: "doc-link",
+    title: `Read ${id} as kgp holds it` }, ...label);
+  link.addEventListener("click", (event) => { event.preventDefault(); openDocument(id, at); });
+  return link;
+}
+
+async function openDocument(id, at) {
+  let view;
+  try {
+    view = await (await call("GET", "documents/" +
+      id.split("/").map(encodeURIComponent).join("/"))).json();
+  } catch (error) {
+    say("ask-status", `Cannot open ${id}: ${error.message}`, "bad");
+    return;
+  }
+  $("asking").hidden = true;
+  $("reader").hidden = false;
+  $("reader-title").textContent = view.title && view.title !== view.id
+    ? `${view.title} (${view.id})` : view.id;
+  const synced = view.ingested_at ? new Date(view.ingested_at).toLocaleString() : "unknown";
+  const passages = view.pages.reduce((n, page) => n + page.passages.length, 0);
+  const tables = view.pages.reduce((n, page) => n + page.tables.length, 0);
+  $("reader-meta").textContent = [
+    view.kind, `${Math.max(1, Math.round(view.bytes / 1024))} KB`,
+    [counted(view.pages.length, "page"), counted(passages, "passage"),
+      counted(tables, "table")].join(", "),
+    `synced ${synced}`, `readable by ${view.groups.join(", ") || "(none of your groups)"}`,
+  ].filter(Boolean).join(" · ");
+  $("reader-find").value = "";
+  $("reader-found").textContent = "";
+  $("reader-pages").replaceChildren(...view.pages.map((page) =>
+    el("section", { class: "page", "aria-label": `Page ${page.number}` },
+      el("h3", { text: `Page ${page.number}` }),
+      ...page.passages.map((p) => el("p", { class: "passage", "data-id": p.id,
+        "data-text": p.text.toLowerCase(), tabindex: "-1" }, p.text, " ", exploreLink(p.id))),
+      ...page.tables.map((t) => {
+        const grid = pipeTable((t.caption ? t.caption + "\n" : "") + t.markdown);
+        return el("div", { class: "passage table-wrap", "data-id": t.id, tabindex: "-1",
+          "data-text": (t.caption + "\n" + t.markdown).toLowerCase() },
+          grid || el("pre", { text: t.markdown }));
+      }))));
+  const target = at && $("reader-pages").querySelector(`[data-id="${CSS.escape(at)}"]`);
+  if (target) {
+    target.classList.add("lit");
+    target.scrollIntoView({ block: "center" });
+    target.focus({ preventScroll: true });
+  } else {
+    $("reader").scrollIntoView({ block: "start" });
+    $("reader-title").focus({ preventScroll: true });
+  }
+}
+
+function counted(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function closeDocument() {
+  $("reader").hidden = true;
+  $("asking").hidden = false;
+  $("question").focus();
+}
+
+// -- the graph around a passage -------------------------------------------------------------
+
+const explored = { trail: [], from: null, turn: 0 };  // passages visited; the view it left
+
+function exploreLink(id) {
+  if (!id) return "";
+  const link = el("a", { href: "#explorer", class: "explore", text: "in the graph",
+    title: "See this passage's neighbours in the graph" });
+  link.addEventListener("click", (event) => {
+    event.preventDefault();
+    explored.trail = [];
+    explored.from = $("reader").hidden ? "asking" : "reader";
+    explore(id);
+  });
+  return link;
+}
+
+function kindsChosen() {
+  return [...document.querySelectorAll("#explorer input[name=kind]:checked")].map((c) => c.value);
+}
+
+async function explore(id) {
+  const kinds = kindsChosen();
+  const turn = ++explored.turn;  // a later call (another box ticked) wins over this one
+  let near;
+  try {
+    near = await (await call("GET", "neighbours/" + id.split("/").map(encodeURIComponent)
+      .join("/") + "?limit=8&kinds=" + encodeURIComponent(kinds.join(",")))).json();
+  } catch (error) {
+    say("ask-status", `Cannot explore ${id}: ${error.message}`, "bad");
+    return;
+  }
+  if (turn !== explored.turn) return;
+  if (explored.trail[explored.trail.length - 1] !== id) explored.trail.push(id);
+  for (const view of ["asking", "reader"]) $(view).hidden = true;
+  $("explorer").hidden = false;
+  const focus = near.node;
+  $("explorer-title").textContent = `Around ${nodePlace(focus, Infinity)}`;
+  $("explorer-text").textContent = focus.text;
+  $("explorer-trail").replaceChildren(...explored.trail.map((pid, at) => {
+    const last = at === explored.trail.length - 1;
+    const step = el(last ? "span" : "a", last ? { "aria-current": "step", text: shortId(pid) }
+      : { href: "#explorer", text: shortId(pid) });
+    if (!last) step.addEventListener("click", (event) => {
+      event.preventDefault();
+      explored.trail = explored.trail.slice(0, at + 1);
+      explore(pid);
+    });
+    return el("li", {}, step);
+  }));
+  drawNeighbourhood(near);
+  $("explorer").scrollIntoView({ block: "start" });
+  $("explorer-title").focus({ preventScroll: true });
+}
+
+function shortId(id) {
+  const [doc, place] = id.split("#");
+  return `${doc.split("/").pop()} ${place ? place.replace("passage=", "#") : ""}`.trim();
+}
+
+function nodePlace(node, most) {
+  const base = most === Infinity ? node.doc_id : node.doc_id.split("/").pop();
+  const name = base.length > most ? base.slice(0, most - 1) + "…" : base;
+  return `${name} · p. ${node.page}`;
+}
+
+const EDGE_WORDS = { similar: "similar", next: "next", keyword: "keywords" };
+
+function edgeSays(edge) {
+  if (edge.kind === "similar") return `similar ${edge.weight.toFixed(2)}`;
+  if (edge.kind === "keyword") return `${Math.round(edge.weight)} shared keyword` +
+    (Math.round(edge.weight) === 1 ? "" : "s");
+  return "next in the text";
+}
+
+function drawNeighbourhood(near) {
+  const byId = new Map(near.nodes.map((n) => [n.id, n]));
+  const rows = near.edges;
+  const room = $("explorer-graph").clientWidth || 800;
+  const narrow = room < 560;
+  const gapY = 40, top = 24, x0 = narrow ? 44 : 60, x1 = narrow ? 170 : 330;
+  const height = Math.max(80, top + rows.length * gapY);
+  const svg = svgEl("svg", { width: String(narrow ? room - 4 : Math.min(room - 4, 860)),
+    height: String(height), role: "img",
+    "aria-label": `${near.node.id} and its ${rows.length} neighbours` });
+  const cy = height / 2;
+  rows.forEach((edge, row) => {
+    const y = top + row * gapY;
+    svg.append(svgEl("path", { class: `edge kind-${edge.kind}`,
+      d: `M ${x0 + 14} ${cy} C ${x0 + 80} ${cy}, ${x1 - 80} ${y}, ${x1 - 14} ${y}` }));
+    const said = svgEl("text", { x: String(x1 + 18), y: String(y + 14), class: "edge-label" });
+    said.textContent = narrow ? EDGE_WORDS[edge.kind] : edgeSays(edge);
+    svg.append(said);
+  });
+  svg.append(neighbourNode(near.node, x0, cy, true, narrow));
+  rows.forEach((edge, row) => {
+    const node = byId.get(edge.id);
+    if (node) svg.append(neighbourNode(node, x1, top + row * gapY, false, narrow));
+  });
+  $("explorer-graph").replaceChildren(svg);
+  $("explorer-list").replaceChildren(...rows.map((edge) => {
+    const node = byId.get(edge.id);
+    const go = el("button", { type: "button", class: "plain",
+      text: nodePlace(node, Infinity) });
+    go.addEventListener("click", () => explore(node.id));
+    return el("li", { "data-id": node.id },
+      el("span", { class: `kind kind-${edge.kind}`, text: edgeSays(edge) }), " ", go,
+      el("span", { class: "excerpt", text: node.text.length > 240
+        ? node.text.slice(0, 239) + "…" : node.text }));
+  }));
+  if (!rows.length) {
+    $("explorer-list").replaceChildren(el("li", { text: "No neighbours of these kinds " +
+      "that you may read." }));
+  }
+}
+
+function neighbourNode(node, x, y, focus, narrow) {
+  const group = svgEl("g", { class: "node" + (focus ? " focus" : ""), "data-id": node.id,
+    tabindex: focus ? "-1" : "0", role: focus ? "img" : "button",
+    "aria-label": focus ? `${node.id}, explored` : `Explore ${node.id}` });
+  const title = svgEl("title");
+  title.textContent = `${nodePlace(node, Infinity)}\n${node.text.slice(0, 200)}`;
+  group.append(title, svgEl("circle", { cx: String(x), cy: String(y), r: focus ? "14" : "11",
+    fill: colourOf(node.doc_id) }));
+  const label = svgEl("text", focus ? { x: String(x), y: String(y + 30), class: "label",
+    "text-anchor": "middle" } : { x: String(x + 18), y: String(y + 1), class: "label" });
+  const excerpt = node.text.length > 48 ? node.text.slice(0, 47) + "…" : node.text;
+  label.textContent = focus ? "this passage"
+    : nodePlace(node, narrow ? 12 : 24) + (narrow ? "" : `: ${excerpt}`);
+  group.append(label);
+  if (!focus) {
+    group.addEventListener("click", () => explore(node.id));
+    group.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); explore(node.id); }
+    });
+  }
+  return group;
+}
+
+function closeExplorer() {
+  $("explorer").hidden = true;
+  $(explored.from || "asking").hidden = false;
+  if (explored.from === "reader") $("reader-title").focus();
+  else $("question").focus();
+}
+
+$("explorer-close").addEventListener("click", closeExplorer);
+for (const box of document.querySelectorAll("#explorer input[name=kind]")) {
+  box.addEventListener("change", () => {
+    const here = explored.trail[explored.trail.length - 1];
+    if (here) explore(here);
+  });
+}
+
+$("reader-close").addEventListener("click", closeDocument);
+document.addEventListener("keydown", (event) => {  // Escape leaves the view on top
+  if (event.key !== "Escape") return;
+  if (!$("explorer").hidden) closeExplorer();
+  else if (!$("reader").hidden) closeDocument();
+});
+$("reader-find").addEventListener("input", () => {
+  const wanted = $("reader-find").value.trim().toLowerCase();
+  let found = 0;
+  for (const item of $("reader-pages").querySelectorAll(".passage")) {
+    const hit = !wanted || item.dataset.text.includes(wanted);
+    item.hidden = !hit;
+    found += hit && wanted ? 1 : 0;
+  }
+  for (const page of $("reader-pages").querySelectorAll("section.page")) {
+    page.hidden = Boolean(wanted) && !page.querySelector(".passage:not([hidden])");
+  }
+  $("reader-found").textContent = wanted
+    ? (found ? `${found} passages or tables contain it` : "Nothing here contains it.") : "";
+});
 
 start();
