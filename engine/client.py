@@ -259,6 +259,13 @@ class KnowledgeGraph(GraphWriting, Closing):
         caller lacks), newest first."""
         return self.store.traces(limit)
 
+    def trace(self, trace_id: str) -> dict[str, Any] | None:
+        """One saved trace the caller may see, opened again: its question, what it retrieved
+        that the caller may read now, by rank, and the steps of its reasoning paths; None when
+        there is none the caller may see."""
+        with self._rw.reading():
+            return self.store.trace(trace_id)
+
 
 def open(
     *,

@@ -221,6 +221,12 @@ class RemoteGraph(Closing):
     def traces(self, limit: int = 25) -> list[dict[str, Any]]:
         return list(self._call("GET", "/traces", params={"limit": limit}))
 
+    def trace(self, trace_id: str) -> dict[str, Any] | None:
+        try:
+            return dict(self._call("GET", f"/traces/{quote(trace_id, safe='')}"))
+        except DocumentError:
+            return None
+
     def close(self) -> None:
         self._http.close()
 
@@ -286,6 +292,12 @@ class AsyncRemoteGraph:
 
     async def traces(self, limit: int = 25) -> list[dict[str, Any]]:
         return list(await self._call("GET", "/traces", params={"limit": limit}))
+
+    async def trace(self, trace_id: str) -> dict[str, Any] | None:
+        try:
+            return dict(await self._call("GET", f"/traces/{quote(trace_id, safe='')}"))
+        except DocumentError:
+            return None
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -175,8 +175,11 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     assert any("Table 1 p. " in label for label in labels), "the PDF's table is on a path"
     legend = page.locator("#legend li").all_text_contents()
     assert "Annual rainfall report 2024 (upload:local/rainfall-2024.pdf)" in legend
-    ask_row = [page.locator(f"#{id}").bounding_box()["y"] for id in ("question", "ask-button")]
-    assert abs(ask_row[0] - ask_row[1]) < 12, "the Ask row is one row at 1366 px"
+    for width in (1366, 1280, 1024):
+        page.set_viewport_size({"width": width, "height": 900})
+        row = [page.locator(f"#{id}").bounding_box()["y"] for id in ("question", "ask-button")]
+        assert abs(row[0] - row[1]) < 12, f"the Ask row is one row at {width} px"
+    page.set_viewport_size({"width": 1366, "height": 900})
 
     # A table in the evidence is a table: its header, its rows, numbers right-aligned.
     table = page.locator("#evidence table.grid").first
@@ -281,11 +284,23 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     page.keyboard.press("Escape")
     expect(page.locator("#asking")).to_be_visible()
 
-    # Removing asks first, then the document is gone from the list.
+    # A question saved through the API; removing asks first, then the document is gone from
+    # the list, and the saved question is listed, opened again with what it retrieved.
+    expect(page.locator("#traces-empty")).to_be_visible()
+    saved = server.post("/retrieve", {"question": QUESTION, "k": 5, "save_trace": True})
+    assert saved.status_code == 200, saved.text
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("button[aria-label='Remove upload:local/maintenance.md']")
     expect(page.locator("#documents tbody tr")).to_have_count(2)
     assert "Removed upload:local/maintenance.md" in page.inner_text("#upload-status")
+    expect(page.locator("#traces li")).to_have_count(1)
+    assert page.is_hidden("#traces-empty")
+    page.locator("#traces li a").click()
+    expect(page.locator("#ask-status")).to_contain_text("Saved ")
+    assert page.input_value("#question") == QUESTION
+    kept = page.locator("#evidence li").count()
+    assert 1 <= kept <= 5 and page.locator("#graph svg g.node").count() >= kept
+    assert page.is_hidden("#answer")
     assert problems == [], problems
     page.close()
 

@@ -100,6 +100,17 @@ def test_saved_traces_are_listed_to_their_callers_only(server: Server) -> None:
     trace = server.post("/retrieve", body, "alice").json()["trace"]
     assert trace in {t["id"] for t in server.get("/traces", "alice").json()}
     assert trace not in {t["id"] for t in server.get("/traces", "bob").json()}
+    opened = server.get(f"/traces/{trace}", "alice").json()
+    assert opened["question"] == body["question"] and opened["id"] == trace
+    assert [item["rank"] for item in opened["items"]] == [1, 2, 3]
+    assert {item["doc_id"] for item in opened["items"]} <= HR
+    assert all(item["text"] and item["page"] >= 1 for item in opened["items"])
+    ids = {item["id"] for item in opened["items"]}
+    assert all(step["target"] in ids or step["source"] in ids for step in opened["steps"])
+    assert server.get(f"/traces/{trace}", "bob").status_code == 404
+    assert server.get("/traces/trace-none", "alice").status_code == 404
+    with kgp.connect(server.url, api_key=server.keys["alice"]) as remote:
+        assert remote.trace(trace) == opened and remote.trace("trace-none") is None
 
 
 def test_no_key_a_bad_key_and_forbidden_documents(server: Server) -> None:

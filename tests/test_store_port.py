@@ -23,7 +23,7 @@ PORT = {
     # search
     "vector_search", "nearest", "fulltext_search", "readable_passages", "forget_counts",
     # counts and traces
-    "counts", "save_trace", "traces",
+    "counts", "save_trace", "traces", "trace",
     # helpers: call counting (tests, benches) and news of a long wait
     "counting", "waiting",
 }  # fmt: skip

@@ -372,4 +372,15 @@ def create_app(
         with reading(who):
             return kg.traces(max(1, min(limit, 1000)))
 
+    @app.get("/traces/{trace_id}")
+    def trace(trace_id: str, who: Who) -> dict[str, Any]:
+        """One saved trace, opened again: its question, what it retrieved that the caller may
+        read now (by rank) and its steps. 404 when the caller may not see it."""
+        plain_id(trace_id)
+        with reading(who):
+            found = kg.trace(trace_id)
+        if found is None:
+            raise HttpError(404, f"no trace {trace_id!r}")
+        return found
+
     return app

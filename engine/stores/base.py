@@ -12,7 +12,7 @@ The port, what retrieval, ingest and the server use:
   ``document_passages``, ``document_pages``, ``page_contents``, ``tables``;
 - search (kgp.stores.search): ``vector_search``, ``nearest``, ``fulltext_search``,
   ``readable_passages``;
-- counts and traces: ``counts``, ``save_trace``, ``traces``.
+- counts and traces: ``counts``, ``save_trace``, ``traces``, ``trace``.
 
 Two capabilities beside it, each its own small interface: ``store.links``, what the k-NN linker
 asks (kgp.stores.linking), and ``store.upkeep``, schema versions, records, the vector index's
@@ -282,6 +282,17 @@ class GraphStore(StoreSearch, StoreCounts, Closing):
         }
         rows = self.run("save_trace", {**params, "steps": list(steps)}, write=True)
         return str(rows[0]["id"]) if rows else str(trace["id"])
+
+    def trace(self, trace_id: str) -> dict[str, Any] | None:
+        """One saved trace the caller may see (as :meth:`traces` decides): its question, what
+        it retrieved that the caller may read now (``items``, by rank: id, rank, hop, score,
+        doc_id, title, page, table, text) and its steps between such passages (``steps``:
+        source, target, hop); None when there is none the caller may see."""
+        rows = self.run("trace", {"id": trace_id})
+        if not rows:
+            return None
+        row = dict(rows[0])
+        return {**row, "items": list(row["items"] or []), "steps": list(row["steps"] or [])}
 
     def traces(self, limit: int = 25) -> list[dict[str, Any]]:
         """The saved traces the caller may see, newest first: one made with groups G is seen

@@ -84,6 +84,62 @@ async function refresh() {
     $("who").textContent = error.message;
   }
   await listDocuments(turn);
+  await listTraces(turn);
+}
+
+// -- saved questions (traces) ---------------------------------------------------------------
+
+async function listTraces(turn) {
+  let traces = [];
+  try {
+    traces = await (await call("GET", "traces?limit=20")).json();
+  } catch (error) {
+    traces = [];
+  }
+  if (turn !== state.turn) return;
+  $("traces").replaceChildren(...traces.map((t) => {
+    const open = el("a", { href: "#asking", text: t.question });
+    open.addEventListener("click", (event) => { event.preventDefault(); openTrace(t.id); });
+    const when = t.created ? new Date(t.created).toLocaleString() : "";
+    const gone = (t.gone || []).length;
+    return el("li", { "data-id": t.id }, open, el("small", { text: [when,
+      counted(t.items, "result"), gone ? `${gone} gone since` : ""].filter(Boolean)
+      .join(" · ") }));
+  }));
+  $("traces-empty").hidden = traces.length > 0;
+}
+
+// A saved trace as a retrieval: each item's path rebuilt from the trace's steps.
+async function openTrace(id) {
+  let trace;
+  try {
+    trace = await (await call("GET", "traces/" + encodeURIComponent(id))).json();
+  } catch (error) {
+    say("ask-status", `Cannot open the saved question: ${error.message}`, "bad");
+    return;
+  }
+  const from = new Map();
+  for (const step of trace.steps) if (!from.has(step.target)) from.set(step.target, step.source);
+  const pathTo = (pid) => {
+    const path = [pid];
+    while (from.has(path[0]) && path.length < 20) path.unshift(from.get(path[0]));
+    return path;
+  };
+  const passages = trace.items.map((item) => ({
+    id: item.id, text: item.text, score: item.score, page: item.page, hop: item.hop,
+    document: { id: item.doc_id, title: item.title || "" }, step_score: 0,
+    kind: item.table ? "table" : "passage", table: null,
+    path: item.table ? [item.id] : pathTo(item.id),
+  }));
+  for (const view of ["reader", "explorer"]) $(view).hidden = true;
+  $("asking").hidden = false;
+  $("question").value = trace.question;
+  showEvidence({ passages, timings: {} });
+  $("answer").hidden = true;
+  const when = trace.created ? new Date(trace.created).toLocaleString() : "an earlier day";
+  say("ask-status", `Saved ${when}: ${counted(passages.length, "result")} you may read ` +
+    "now, by their rank then. Ask again for a fresh answer.");
+  $("results").scrollIntoView({ block: "start" });
 }
 
 $("key-form").addEventListener("submit", (event) => {
