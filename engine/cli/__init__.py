@@ -16,6 +16,7 @@ from kgp.cli import stopping
 from kgp.cli.context import Context
 from kgp.cli.doctor import doctor
 from kgp.cli.evaluation import eval_command
+from kgp.cli.export import export
 from kgp.cli.maintain import maintain
 from kgp.cli.query import ask, retrieve
 from kgp.cli.serve import key, serve
@@ -74,6 +75,7 @@ def main_options(
 app.command()(stats)
 app.command()(sync)
 app.command()(maintain)
+app.command()(export)
 app.command()(retrieve)
 app.command()(ask)
 app.command(name="eval")(eval_command)
