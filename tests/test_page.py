@@ -6,7 +6,7 @@ see the reasoning paths drawn, and remove a document.
 
 ``KGP_PAGE_SCREENSHOT=docs/serve-page.png`` keeps the screenshot the test takes, and
 ``KGP_PAGE_SHOTS=docs`` those of a table in the evidence, of the page at 400 px, of a
-document's view and of the graph explorer (1366 and 400 px)."""
+document's view and of the graph explorer (1280 and 400 px)."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def rows(page: Any) -> dict[str, list[str]]:
 
 
 def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tmp_path: Path):
-    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
     problems: list[str] = []
     page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
@@ -169,17 +169,16 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
 
     # Labels say document and page (a table its number), one number per node: its rank.
     labels = graph.locator("text.label").all_text_contents()
-    assert all(re.fullmatch(r"\S+ · (p\. \d+|Table \d+ p\. \d+)", label) for label in labels), (
-        labels
-    )
+    assert all(
+        re.fullmatch(r"\S+ · (p\. \d+|Table [\w.-]+( p\. \d+)?)", label) for label in labels
+    ), labels
     assert any("Table 1 p. " in label for label in labels), "the PDF's table is on a path"
     legend = page.locator("#legend li").all_text_contents()
     assert "Annual rainfall report 2024 (upload:local/rainfall-2024.pdf)" in legend
-    for width in (1366, 1280, 1024):
+    for width in (1920, 1366, 1024, 1280):
         page.set_viewport_size({"width": width, "height": 900})
         row = [page.locator(f"#{id}").bounding_box()["y"] for id in ("question", "ask-button")]
         assert abs(row[0] - row[1]) < 12, f"the Ask row is one row at {width} px"
-    page.set_viewport_size({"width": 1366, "height": 900})
 
     # A table in the evidence is a table: its header, its rows, numbers right-aligned.
     table = page.locator("#evidence table.grid").first
@@ -207,7 +206,7 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     page.locator("#answer").scroll_into_view_if_needed()
     narrow_shot = Path(os.environ.get("KGP_PAGE_SHOTS") or tmp_path) / "serve-page-400.png"
     page.screenshot(path=str(narrow_shot))
-    page.set_viewport_size({"width": 1366, "height": 900})
+    page.set_viewport_size({"width": 1280, "height": 900})
     graph = page.locator("#graph svg")
 
     hop = graph.locator("g.node", has=page.locator("text", has_text=re.compile(r"^\d+$"))).last
@@ -252,6 +251,7 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     expect(page.locator("#explorer")).to_be_visible()
     assert page.inner_text("#explorer-title").startswith("Around upload:local/")
     assert "most rain" in page.inner_text("#explorer-text")
+    assert "page 1" in page.inner_text("#explorer-where")
     kinds = page.locator("#explorer-list .kind").all_text_contents()
     assert kinds and any(k.startswith("similar 0.") for k in kinds), kinds
     first = page.locator("#explorer-graph g.node[role=button]").first
@@ -280,7 +280,7 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     page.wait_for_timeout(300)
     assert page.evaluate("document.documentElement.scrollWidth") <= 400
     page.screenshot(path=str(explorer_shot.with_name("serve-explorer-400.png")))
-    page.set_viewport_size({"width": 1366, "height": 900})
+    page.set_viewport_size({"width": 1280, "height": 900})
     page.keyboard.press("Escape")
     expect(page.locator("#asking")).to_be_visible()
 

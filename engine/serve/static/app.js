@@ -514,7 +514,8 @@ function titleOf(docId) {
 }
 
 // What a node is, as its document says it: the file's short name and the page, or the table
-// ("Table 2 p. 3": the second table on page 3), the name cut to ``most`` characters;
+// (as its caption numbers it, "Table 2.1"; else "Table 2 p. 3", the second table on page 3),
+// the name cut to ``most`` characters;
 // ``whole``: the document's full id, for a tooltip.
 function placeOf(id, passage, whole, most) {
   const doc = passage ? passage.document.id : id.split("#")[0];
@@ -522,7 +523,10 @@ function placeOf(id, passage, whole, most) {
   const name = base.length > most ? base.slice(0, most - 1) + "…" : base;
   const tableId = passage && passage.kind !== "passage" ? (passage.table || passage.id) : id;
   const table = /[#&]page=(\d+)&table=(\d+)/.exec(tableId);
-  const numbered = table && `Table ${Number(table[2]) + 1} p. ${table[1]}`;
+  const printed = passage && /^\s*(?:table|tab\.)\s+([0-9A-Za-z][0-9A-Za-z.\-]*)/i
+    .exec(passage.text);  // the number its caption prints ("Table 2.1: ..."), if any
+  const numbered = table && (printed ? `Table ${printed[1].replace(/[.:]$/, "")}`
+    : `Table ${Number(table[2]) + 1} p. ${table[1]}`);
   if (table) return most < 15 ? numbered : `${name} · ${numbered}`;  // (its colour: the document)
   return passage ? `${name} · p. ${passage.page}` : name;
 }
@@ -646,6 +650,14 @@ async function explore(id) {
   const focus = near.node;
   $("explorer-title").textContent = `Around ${nodePlace(focus, Infinity)}`;
   $("explorer-text").textContent = focus.text;
+  const here = el("a", { href: "#document", text: "open the document here" });
+  here.addEventListener("click", (event) => {
+    event.preventDefault();
+    $("explorer").hidden = true;
+    openDocument(focus.doc_id, focus.table || focus.id);
+  });
+  $("explorer-where").replaceChildren(`${focus.title || focus.doc_id}, page ${focus.page}` +
+    (focus.table ? ", a row group of a table on it" : "") + " · ", here);
   $("explorer-trail").replaceChildren(...explored.trail.map((pid, at) => {
     const last = at === explored.trail.length - 1;
     const step = el(last ? "span" : "a", last ? { "aria-current": "step", text: shortId(pid) }
