@@ -7,14 +7,15 @@ groups may read), with the passages' vectors, as the graph holds them, less what
 again (the embedded store's stemmed ``terms``) and its bookkeeping (the dump's). Loading one into
 a store writes its documents through ``write_documents`` and their SIMILAR lists through
 ``links.replace_similar``, so the store makes its own schema, indexes and derived data as a sync
-would: a fresh store so loaded dumps equal to the graph exported. Saved traces are exported with
-the whole graph (they are the admin's to see) and are not loaded."""
+would: a fresh store so loaded dumps equal to the graph exported. Saved traces are each caller's
+record of a question, not the graph: they are not exported."""
 
 from __future__ import annotations
 
 import csv
 import json
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,10 @@ from kgp.stores.model import (
 Row = dict[str, Any]
 DERIVED = frozenset({"terms"})  # what a store derives again when it writes a document
 DOCUMENT_LABELS = ("Document", "Page", "Table", "Passage")  # nodes of one document
+# a relationship's end labels where a key alone could name two nodes (a keyword's term may
+# equal a document's id): the keyword end of HAS_KEYWORD is the Keyword, every other end not
+KEYWORD_ENDS = {("HAS_KEYWORD", "target")}
+XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 ARRAY = ";"  # neo4j-admin's array delimiter, as the CSV header says
 BATCH = 50  # documents a write
 
@@ -47,14 +52,27 @@ class Snapshot:
     nodes: list[Row]
     rels: list[Row]
 
-    def labels(self) -> dict[str, str]:
-        return {n["key"]: n["label"] for n in self.nodes}
+
+def _labels_by_key(nodes: Iterable[Row]) -> dict[str, set[str]]:
+    labels: dict[str, set[str]] = defaultdict(set)
+    for node in nodes:
+        labels[node["key"]].add(node["label"])
+    return labels
+
+
+def _end_label(labels: Mapping[str, set[str]], rel: Row, end: str) -> str:
+    """The label of a relationship's ``end`` ("source" or "target")."""
+    if (rel["type"], end) in KEYWORD_ENDS:
+        return "Keyword"
+    others = sorted(labels.get(rel[end], set()) - {"Keyword"})
+    return others[0] if others else "Keyword"
 
 
 def snapshot(store: GraphStore, groups: Sequence[str] | None = None) -> Snapshot:
     """The graph, or with ``groups`` the part those groups may read: their documents' nodes,
-    the keywords those passages carry, the graph's record (Meta), and every relationship
-    between them (a SIMILAR edge to a document they may not read is left out)."""
+    the keywords those passages carry (each keyword's ``df`` counted over them), the graph's
+    record (Meta), and every relationship between them (a SIMILAR edge to a document they may
+    not read is left out)."""
     with store.reading_as(ADMIN_CALLER):
         nodes, rels = store.upkeep.dump()
         documents = [n["key"] for n in nodes if n["label"] == "Document"]
@@ -72,20 +90,31 @@ def snapshot(store: GraphStore, groups: Sequence[str] | None = None) -> Snapshot
     def belongs(node: Row) -> bool:
         if node["label"] in DOCUMENT_LABELS:
             return str(node["props"].get("doc_id", node["key"])) in kept_docs
-        return node["label"] == "Meta" or (node["label"] == "Trace" and groups is None)
+        return bool(node["label"] == "Meta")
 
-    kept = {n["key"] for n in nodes if belongs(n)}
-    carried = {r["target"] for r in rels if r["type"] == "HAS_KEYWORD" and r["source"] in kept}
-    kept |= {n["key"] for n in nodes if n["label"] == "Keyword" and n["key"] in carried}
+    labels = _labels_by_key(nodes)
+    kept = {(n["label"], n["key"]) for n in nodes if belongs(n)}
+    df: dict[str, int] = defaultdict(int)  # keyword -> kept passages carrying it
+    for rel in rels:
+        if rel["type"] == "HAS_KEYWORD" and ("Passage", rel["source"]) in kept:
+            df[rel["target"]] += 1
+    kept |= {("Keyword", term) for term in df}
     out_nodes = []
     for node in nodes:
-        if node["key"] not in kept:
+        if (node["label"], node["key"]) not in kept:
             continue
         props = {k: v for k, v in node["props"].items() if k not in DERIVED}
         if node["label"] == "Passage" and node["key"] in vectors:
             props["embedding"] = vectors[node["key"]]
+        if node["label"] == "Keyword" and "df" in props:
+            props["df"] = df[node["key"]]
         out_nodes.append({**node, "props": props})
-    out_rels = [r for r in rels if r["source"] in kept and r["target"] in kept]
+    out_rels = [
+        r
+        for r in rels
+        if (_end_label(labels, r, "source"), r["source"]) in kept
+        and (_end_label(labels, r, "target"), r["target"]) in kept
+    ]
     return Snapshot(out_nodes, out_rels)
 
 
@@ -97,10 +126,12 @@ def write_csv(snap: Snapshot, folder: Path) -> list[Path]:
     (``rels-<TYPE>-<From>-<To>.csv``), with neo4j-admin's typed headers, and ``import.txt``
     holding the command that imports them; the files written. An empty text is written as no
     property (CSV cannot tell them apart; a load gives the empty text back)."""
+    if folder.exists() and not folder.is_dir():
+        raise ConfigurationError(f"{folder} is a file; give a new folder for the export")
     folder.mkdir(parents=True, exist_ok=True)
     if any(folder.glob("nodes-*.csv")) or any(folder.glob("rels-*.csv")):
         raise ConfigurationError(f"{folder} already holds an export; give an empty or new folder")
-    labels = snap.labels()
+    labels = _labels_by_key(snap.nodes)
     written: list[Path] = []
     by_label: dict[str, list[Row]] = defaultdict(list)
     for node in snap.nodes:
@@ -114,7 +145,8 @@ def write_csv(snap: Snapshot, folder: Path) -> list[Path]:
         written.append(path)
     by_type: dict[tuple[str, str, str], list[Row]] = defaultdict(list)
     for rel in snap.rels:
-        by_type[(rel["type"], labels[rel["source"]], labels[rel["target"]])].append(rel)
+        ends = (_end_label(labels, rel, "source"), _end_label(labels, rel, "target"))
+        by_type[(rel["type"], *ends)].append(rel)
     rel_args = []
     for (kind, start, end), rels in sorted(by_type.items()):
         path = folder / f"rels-{kind}-{start}-{end}.csv"
@@ -243,7 +275,12 @@ def _value(kind: str, text: str) -> Any:
 
 def write_graphml(snap: Snapshot, path: Path) -> None:
     """The snapshot as GraphML (Gephi, yEd), without the vectors: each node's ``labels`` and
-    properties, each edge's ``label`` (its type) and properties; lists as JSON text."""
+    properties, each edge's ``label`` (its type) and properties; lists as JSON text; node ids
+    ``Label:key`` (a keyword's term may equal a document's id); characters XML 1.0 cannot hold
+    (control characters a text file kept) left out."""
+    if path.exists():
+        raise ConfigurationError(f"{path} exists; give a new file for the export")
+    labels = _labels_by_key(snap.nodes)
     node_keys = _graphml_keys(n["props"] for n in snap.nodes)
     edge_keys = _graphml_keys(r["props"] for r in snap.rels)
     lines = [
@@ -260,15 +297,14 @@ def write_graphml(snap: Snapshot, path: Path) -> None:
             )
     lines.append('  <graph id="kgp" edgedefault="directed">')
     for node in snap.nodes:
-        lines.append(f"    <node id={quoteattr(node['key'])}>")
+        lines.append(f"    <node id={_xml_attr(node['label'] + ':' + node['key'])}>")
         lines.append(f'      <data key="labels">:{escape(node["label"])}</data>')
         lines += _graphml_data("n", node["props"], node_keys)
         lines.append("    </node>")
     for at, rel in enumerate(snap.rels):
-        lines.append(
-            f'    <edge id="e{at}" source={quoteattr(rel["source"])} '
-            f"target={quoteattr(rel['target'])}>"
-        )
+        source = _end_label(labels, rel, "source") + ":" + rel["source"]
+        target = _end_label(labels, rel, "target") + ":" + rel["target"]
+        lines.append(f'    <edge id="e{at}" source={_xml_attr(source)} target={_xml_attr(target)}>')
         lines.append(f'      <data key="label">{escape(rel["type"])}</data>')
         lines += _graphml_data("e", rel["props"], edge_keys)
         lines.append("    </edge>")
@@ -307,8 +343,16 @@ def _graphml_data(prefix: str, props: Mapping[str, Any], keys: Mapping[str, str]
             text = "true" if value else "false"
         else:
             text = str(value)
-        out.append(f"      <data key={quoteattr(prefix + '_' + name)}>{escape(text)}</data>")
+        out.append(f"      <data key={quoteattr(prefix + '_' + name)}>{_xml_text(text)}</data>")
     return out
+
+
+def _xml_text(text: str) -> str:
+    return escape(XML_INVALID.sub("", text))
+
+
+def _xml_attr(text: str) -> str:
+    return quoteattr(XML_INVALID.sub("", text))
 
 
 # -- into a store --------------------------------------------------------------------------------
@@ -338,7 +382,7 @@ def documents_of(snap: Snapshot) -> list[DocumentGraph]:
             PassageRecord(
                 page=int(p["page"]),
                 ordinal=int(p["ordinal"]),
-                text=str(p["text"]),
+                text=str(p.get("text", "")),
                 embedding=tuple(float(x) for x in p["embedding"]),
                 keywords=tuple(sorted(keywords.get(p["id"], ()))),
                 table=(int(table["page"]), int(table["index"])) if table else None,
@@ -350,7 +394,7 @@ def documents_of(snap: Snapshot) -> list[DocumentGraph]:
             TableRecord(
                 page=int(t["page"]),
                 index=int(t["index"]),
-                markdown=str(t["markdown"]),
+                markdown=str(t.get("markdown", "")),
                 rows=int(t.get("rows") or 0),
                 cols=int(t.get("cols") or 0),
                 caption=str(t.get("caption") or ""),

@@ -15,8 +15,9 @@ from typing import Any
 import kgp
 import pytest
 from kgp.access import ADMIN_CALLER
+from kgp.errors import ConfigurationError
+from kgp.export import Snapshot, read_csv, snapshot, write_csv, write_graphml
 from kgp.export import load as load_snapshot
-from kgp.export import read_csv, snapshot, write_csv, write_graphml
 from kgp.ingest.access import ACCESS_FILE
 from kgp.ingest.embedding import Encoder
 from kgp.stores import FalkorStore, GraphStore
@@ -113,9 +114,11 @@ def test_a_part_readable_by_some_groups_holds_nothing_of_the_others(
         and (r["source"].startswith(SECRET) != r["target"].startswith(SECRET))
     ]
     assert crossing and not any(r in public.rels for r in crossing)
-    carried = {r["target"] for r in public.rels if r["type"] == "HAS_KEYWORD"}
-    assert {n["key"] for n in public.nodes if n["label"] == "Keyword"} == carried
-    secret_only = {r["target"] for r in whole.rels if r["type"] == "HAS_KEYWORD"} - carried
+    carried = [r["target"] for r in public.rels if r["type"] == "HAS_KEYWORD"]
+    keywords = {n["key"]: n["props"] for n in public.nodes if n["label"] == "Keyword"}
+    assert set(keywords) == set(carried)
+    assert all(props["df"] == carried.count(term) for term, props in keywords.items())
+    secret_only = {r["target"] for r in whole.rels if r["type"] == "HAS_KEYWORD"} - set(carried)
     assert secret_only and not secret_only & kept, "a keyword only the budget uses stays out"
 
 
@@ -158,3 +161,61 @@ def test_the_command_exports_and_says_what_is_wrong(source: Any, tmp_path: Path)
     assert part.returncode == 0 and "exported 3 documents" in part.stdout, part.stderr
     reader = run_kgp("--data-dir", data_dir, "--groups", "public", "export", str(tmp_path / "q"))
     assert reader.returncode == 1 and "--readable-by" in reader.stderr
+
+
+def test_a_keyword_named_as_a_document_stays_a_keyword_and_xml_holds_no_control_character(
+    tmp_path: Path,
+) -> None:
+    """A keyword's term may equal a document's id ("See notes.md" gives the keyword notes.md):
+    each relationship still joins the right nodes in CSV and GraphML; a text file's control
+    characters, which XML 1.0 cannot hold, are left out of GraphML."""
+    snap = Snapshot(
+        nodes=[
+            {"label": "Document", "key": "notes.md", "props": {"id": "notes.md", "groups": ["a"]}},
+            {
+                "label": "Passage",
+                "key": "notes.md#passage=0",
+                "props": {
+                    "id": "notes.md#passage=0",
+                    "doc_id": "notes.md",
+                    "page": 1,
+                    "ordinal": 0,
+                    "text": "See notes.md \x1b[1m now",
+                    "embedding": [0.5],
+                },
+            },
+            {"label": "Keyword", "key": "notes.md", "props": {"term": "notes.md", "df": 1}},
+        ],
+        rels=[
+            {
+                "type": "HAS_PASSAGE",
+                "source": "notes.md",
+                "target": "notes.md#passage=0",
+                "props": {},
+            },
+            {
+                "type": "HAS_KEYWORD",
+                "source": "notes.md#passage=0",
+                "target": "notes.md",
+                "props": {},
+            },
+        ],
+    )
+    write_csv(snap, tmp_path / "out")
+    names = {p.name for p in (tmp_path / "out").glob("rels-*.csv")}
+    assert names == {
+        "rels-HAS_PASSAGE-Document-Passage.csv",
+        "rels-HAS_KEYWORD-Passage-Keyword.csv",
+    }
+    back = read_csv(tmp_path / "out")
+    assert canonical(back.nodes) == canonical(snap.nodes)
+    write_graphml(snap, tmp_path / "g.graphml")
+    ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
+    graph = ET.parse(tmp_path / "g.graphml").getroot().find("g:graph", ns)
+    assert graph is not None
+    ids = {n.get("id") for n in graph.findall("g:node", ns)}
+    assert ids == {"Document:notes.md", "Passage:notes.md#passage=0", "Keyword:notes.md"}
+    ends = {(e.get("source"), e.get("target")) for e in graph.findall("g:edge", ns)}
+    assert ("Passage:notes.md#passage=0", "Keyword:notes.md") in ends
+    with pytest.raises(ConfigurationError, match="exists"):
+        write_graphml(snap, tmp_path / "g.graphml")

@@ -15,7 +15,7 @@ CALL {
   ORDER BY r.rank
   RETURN collect({id: x.id, rank: r.rank, hop: r.hop, score: r.score, doc_id: x.doc_id,
                   title: d.title, page: x.page, table: labels(x)[0] = 'Table',
-                  text: coalesce(x.text, x.markdown)}) AS items
+                  table_id: x.table_id, text: coalesce(x.text, x.markdown)}) AS items
 }
 CALL {
   WITH t

@@ -14,7 +14,7 @@ CALL (t) {
   ORDER BY r.rank
   RETURN collect({id: x.id, rank: r.rank, hop: r.hop, score: r.score, doc_id: x.doc_id,
                   title: d.title, page: x.page, table: x:Table,
-                  text: coalesce(x.text, x.markdown)}) AS items
+                  table_id: x.table_id, text: coalesce(x.text, x.markdown)}) AS items
 }
 CALL (t) {
   OPTIONAL MATCH (a:Passage)-[s:STEP]->(b:Passage)

@@ -82,6 +82,8 @@ def export(
             files, where = [], dest
     except KgpError as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:  # (a folder that cannot be made, a full disk)
+        raise fail(f"{dest}: {exc.strerror or exc}; give a writable place") from None
     documents = sum(1 for n in snap.nodes if n["label"] == "Document")
     summary = {
         "documents": documents,

@@ -9,7 +9,19 @@ const COLOURS = ["#1f5fbf", "#c2410c", "#15803d", "#7e22ce", "#be123c", "#0e7490
   "#4d7c0f", "#9d174d", "#334155"];
 
 const state = { key: sessionStorage.getItem("kgp-key") || "", keysNeeded: false, turn: 0,
-  colours: new Map(), documents: 0 };  // a document keeps its colour while the page is open
+  colours: new Map(), documents: 0, // a document keeps its colour while the page is open
+  view: 0 };  // bumped by each question, document, neighbourhood or trace opened: a later one wins
+
+const VIEWS = ["asking", "reader", "explorer"];
+
+function show(view) {  // one of VIEWS in the right column
+  for (const name of VIEWS) $(name).hidden = name !== view;
+}
+
+function failed(message) {  // said where it is seen, whatever view was open
+  show("asking");
+  say("ask-status", message, "bad");
+}
 
 function headers(extra) {
   const h = Object.assign({}, extra || {});
@@ -111,13 +123,15 @@ async function listTraces(turn) {
 
 // A saved trace as a retrieval: each item's path rebuilt from the trace's steps.
 async function openTrace(id) {
+  const view = ++state.view;
   let trace;
   try {
     trace = await (await call("GET", "traces/" + encodeURIComponent(id))).json();
   } catch (error) {
-    say("ask-status", `Cannot open the saved question: ${error.message}`, "bad");
+    if (view === state.view) failed(`Cannot open the saved question: ${error.message}`);
     return;
   }
+  if (view !== state.view) return;
   const from = new Map();
   for (const step of trace.steps) if (!from.has(step.target)) from.set(step.target, step.source);
   const pathTo = (pid) => {
@@ -128,11 +142,10 @@ async function openTrace(id) {
   const passages = trace.items.map((item) => ({
     id: item.id, text: item.text, score: item.score, page: item.page, hop: item.hop,
     document: { id: item.doc_id, title: item.title || "" }, step_score: 0,
-    kind: item.table ? "table" : "passage", table: null,
-    path: item.table ? [item.id] : pathTo(item.id),
+    kind: item.table ? "table" : item.table_id ? "table-rows" : "passage",
+    table: item.table_id || null, path: item.table ? [item.id] : pathTo(item.id),
   }));
-  for (const view of ["reader", "explorer"]) $(view).hidden = true;
-  $("asking").hidden = false;
+  show("asking");
   $("question").value = trace.question;
   showEvidence({ passages, timings: {} });
   $("answer").hidden = true;
@@ -251,18 +264,20 @@ $("ask-form").addEventListener("submit", async (event) => {
   const body = { question, k: Number($("k").value) || 10, stream: true };
   if ($("method").value) body.method = $("method").value;
   $("ask-button").disabled = true;
+  const view = ++state.view;
+  const current = (handle) => (data) => { if (view === state.view) handle(data); };
   say("ask-status", "Following the graph…");
   $("answer").hidden = true;
   try {
     const response = await call("POST", "ask", JSON.stringify(body),
       { "Content-Type": "application/json", Accept: "text/event-stream" });
     await readEvents(response, {
-      evidence: showEvidence,
-      token: (data) => writing(data.text),
-      answer: showAnswer,
+      evidence: current(showEvidence),
+      token: current((data) => writing(data.text)),
+      answer: current(showAnswer),
     });
   } catch (error) {
-    say("ask-status", error.message, "bad");
+    if (view === state.view) say("ask-status", error.message, "bad");
   } finally {
     $("ask-button").disabled = false;
   }
@@ -556,16 +571,17 @@ function documentLink(id, label, at) {
 }
 
 async function openDocument(id, at) {
+  const turn = ++state.view;
   let view;
   try {
     view = await (await call("GET", "documents/" +
       id.split("/").map(encodeURIComponent).join("/"))).json();
   } catch (error) {
-    say("ask-status", `Cannot open ${id}: ${error.message}`, "bad");
+    if (turn === state.view) failed(`Cannot open ${id}: ${error.message}`);
     return;
   }
-  $("asking").hidden = true;
-  $("reader").hidden = false;
+  if (turn !== state.view) return;
+  show("reader");
   $("reader-title").textContent = view.title && view.title !== view.id
     ? `${view.title} (${view.id})` : view.id;
   const synced = view.ingested_at ? new Date(view.ingested_at).toLocaleString() : "unknown";
@@ -606,14 +622,14 @@ function counted(n, word) {
 }
 
 function closeDocument() {
-  $("reader").hidden = true;
-  $("asking").hidden = false;
+  state.view++;
+  show("asking");
   $("question").focus();
 }
 
 // -- the graph around a passage -------------------------------------------------------------
 
-const explored = { trail: [], from: null, turn: 0 };  // passages visited; the view it left
+const explored = { trail: [], from: null };  // passages visited; the view it was opened from
 
 function exploreLink(id) {
   if (!id) return "";
@@ -634,26 +650,24 @@ function kindsChosen() {
 
 async function explore(id) {
   const kinds = kindsChosen();
-  const turn = ++explored.turn;  // a later call (another box ticked) wins over this one
+  const turn = ++state.view;  // a later call (another box ticked, another view) wins
   let near;
   try {
     near = await (await call("GET", "neighbours/" + id.split("/").map(encodeURIComponent)
       .join("/") + "?limit=8&kinds=" + encodeURIComponent(kinds.join(",")))).json();
   } catch (error) {
-    say("ask-status", `Cannot explore ${id}: ${error.message}`, "bad");
+    if (turn === state.view) failed(`Cannot explore ${id}: ${error.message}`);
     return;
   }
-  if (turn !== explored.turn) return;
+  if (turn !== state.view) return;
   if (explored.trail[explored.trail.length - 1] !== id) explored.trail.push(id);
-  for (const view of ["asking", "reader"]) $(view).hidden = true;
-  $("explorer").hidden = false;
+  show("explorer");
   const focus = near.node;
   $("explorer-title").textContent = `Around ${nodePlace(focus, Infinity)}`;
   $("explorer-text").textContent = focus.text;
   const here = el("a", { href: "#document", text: "open the document here" });
   here.addEventListener("click", (event) => {
     event.preventDefault();
-    $("explorer").hidden = true;
     openDocument(focus.doc_id, focus.table || focus.id);
   });
   $("explorer-where").replaceChildren(`${focus.title || focus.doc_id}, page ${focus.page}` +
@@ -759,8 +773,8 @@ function neighbourNode(node, x, y, focus, narrow) {
 }
 
 function closeExplorer() {
-  $("explorer").hidden = true;
-  $(explored.from || "asking").hidden = false;
+  state.view++;
+  show(explored.from || "asking");
   if (explored.from === "reader") $("reader-title").focus();
   else $("question").focus();
 }

@@ -9,7 +9,7 @@ moving (no entry indexed for ``stall`` seconds), and tells a caller how far it i
 Indexes off the open path: FalkorDB 4.16 builds every index of a snapshot while it loads it,
 before it answers anything. So the last user to stop the server leaves a snapshot without the
 indexes only writes use (WRITE_INDEXES), and a write session builds them again and waits for
-them (FalkorStore.prepare_writes). The passages' vectors are in no FalkorDB index at all
+them (FalkorUpkeep.prepare_writes). The passages' vectors are in no FalkorDB index at all
 (kgp.stores.falkordb.vectors)."""
 
 from __future__ import annotations
