@@ -121,6 +121,10 @@ class Settings(BaseSettings):
     serve_hosts: Annotated[tuple[str, ...], NoDecode] = ()
     # kgp serve: what an API key looks like; anything else is refused before it is hashed
     serve_key_pattern: str = r"kgp_[A-Za-z0-9_-]{43}"
+    # the audit trail (kgp.audit): a file's size before it is set aside, and how long those
+    # set aside are kept
+    audit_max_mb: float = Field(default=10.0, gt=0)
+    audit_keep_days: float = Field(default=90.0, gt=0)
 
     budget: int = Field(default=DEFAULT_K, ge=1, le=10_000)
     seeds: int = Field(default=10, ge=1, le=1_000)

@@ -197,6 +197,41 @@ def test_the_graph_around_a_passage_holds_only_what_the_caller_may_read(server: 
     assert bad.status_code == 422 and "similar, next, keyword" in bad.json()["error"]
 
 
+def test_every_request_is_in_the_audit_trail_once_with_its_status(server: Server) -> None:
+    """Each question, document read and refusal appends one entry: who, what, the documents
+    shown, the status; a failed request too; the trail is the admin view's alone (GET /audit,
+    kgp audit)."""
+    question = "Audit: which river flows through Cairo?"
+    asked = server.post("/retrieve", {"question": question, "k": 5}, "alice")
+    assert asked.status_code == 200
+    shown = {p["document"]["id"] for p in asked.json()["passages"]}
+    assert server.get("/documents/cities/egypt.txt", "bob").status_code == 404
+    assert (
+        server.post("/ask", {"question": question, "k": 3, "save_trace": True}, "dana").status_code
+        == 422
+    )
+    wrong = httpx.get(server.url + "/stats", headers=auth("kgp_" + "x" * 43), timeout=30)
+    assert wrong.status_code == 401
+    assert server.get("/audit", "alice").status_code == 403, "not for a key without the admin view"
+    trail = server.get("/audit?since=1h", "root").json()
+    mine = [e for e in trail if e.get("question") == question]
+    assert [(e["key"], e["action"], e["status"]) for e in mine] == [
+        ("alice", "retrieve", 200),
+        ("dana", "ask", 422),
+    ]
+    assert mine[0]["groups"] == ["hr"] and set(mine[0]["returned"]) == shown and mine[0]["ms"] > 0
+    assert "only /retrieve saves traces" in mine[1]["error"]
+    looked = server.get("/audit?key=bob&action=document&document=cities/egypt.txt", "root").json()
+    assert looked and looked[-1]["status"] == 404 and "returned" not in looked[-1]
+    refused = [e for e in trail if e["action"] == "refused" and e["request"] == "GET /stats"]
+    assert refused and refused[-1]["status"] == 401
+    done = run_kgp("--data-dir", str(server.data_dir), "audit", "--key", "alice", "--json")
+    assert done.returncode == 0, done.stderr
+    assert question in {e.get("question") for e in json.loads(done.stdout)}
+    reader = run_kgp("--data-dir", str(server.data_dir), "--groups", "hr", "audit")
+    assert reader.returncode == 1 and "every group" in reader.stderr
+
+
 @pytest.mark.parametrize(
     ("body", "status", "error"),
     [

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 from kgp.cli import stopping
+from kgp.cli.audit import audit
 from kgp.cli.context import Context
 from kgp.cli.doctor import doctor
 from kgp.cli.evaluation import eval_command
@@ -76,6 +77,7 @@ app.command()(stats)
 app.command()(sync)
 app.command()(maintain)
 app.command()(export)
+app.command()(audit)
 app.command()(retrieve)
 app.command()(ask)
 app.command(name="eval")(eval_command)

@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Form, Header, Request, UploadFile
+from fastapi import Query as Parameter
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from kgp.access import ADMIN_CALLER, Caller, check_groups
 from kgp.agents.reader import answer_from
+from kgp.audit import AuditLog, documents_of, parse_since
 from kgp.client import KnowledgeGraph
 from kgp.errors import (
     AccessDeniedError,
@@ -32,9 +34,10 @@ from kgp.serve.edge import MAX_FILES, Edge, request_key
 from kgp.serve.errors import HttpError
 from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys, upload_groups
+from kgp.serve.trail import Trail
 from kgp.serve.uploads import clean_name, save_uploads, upload_file
 from kgp.settings import Settings
-from kgp.stores.model import EdgeKind
+from kgp.stores.model import EdgeKind, passage_document
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -123,9 +126,18 @@ def create_app(
     operator = keys is None and local.groups is None
 
     local_key = Key("local", fallback, b"", b"", local.default_groups if operator else ())
+    settings = kg.settings
+    trail = Trail(
+        AuditLog(
+            settings.data_dir / "audit",
+            int(settings.audit_max_mb * 1024 * 1024),
+            settings.audit_keep_days,
+        )
+    )
     app.add_middleware(
         Edge,
         keys=keys,
+        refused=trail.refused,
         hosts=hosts,
         key_pattern=local.serve_key_pattern,
         upload_bytes=MAX_FILES * limit + 1024 * 1024,  # the files and their form's headers
@@ -210,39 +222,50 @@ def create_app(
             return [{**asdict(d), "groups": list(d.groups or ())} for d in kg.documents()]
 
     @app.get("/documents/{doc_id:path}")
-    def document(doc_id: str, who: Who) -> dict[str, Any]:
+    def document(doc_id: str, key: Requester) -> dict[str, Any]:
         """One document as kgp holds it: its record and its pages, each with its passages and
         tables in reading order. 404 when the caller may not read it or it does not exist."""
-        plain_id(doc_id)
-        with reading(who):
-            view = kg.document(doc_id)
-        if view is None:
-            raise HttpError(404, f"no document {doc_id!r}")
-        return view.as_dict()
+        with trail.request(key, "document", documents=[doc_id]) as entry:
+            plain_id(doc_id)
+            with reading(key.caller):
+                view = kg.document(doc_id)
+            if view is None:
+                raise HttpError(404, f"no document {doc_id!r}")
+            entry["returned"] = [doc_id]
+            return view.as_dict()
 
     @app.get("/neighbours/{passage_id:path}")
     def neighbours(
-        passage_id: str, who: Who, kinds: str = "similar,next,keyword", limit: int = 8
+        passage_id: str, key: Requester, kinds: str = "similar,next,keyword", limit: int = 8
     ) -> dict[str, Any]:
         """A passage and its neighbours (``kinds``: comma-separated among similar, next and
         keyword; at most ``limit`` of each), only passages the caller may read. 404 when the
         caller may not read it or it does not exist."""
-        plain_id(passage_id)
-        try:
-            chosen = [EdgeKind(kind.strip()) for kind in kinds.split(",") if kind.strip()]
-        except ValueError:
-            raise HttpError(422, f"kinds: {kinds!r}; give some of similar, next, keyword") from None
-        with reading(who):
-            near = kg.neighbourhood(passage_id, chosen, limit=max(1, min(limit, 50)))
-        if near is None:
-            raise HttpError(404, f"no passage {passage_id!r}")
-        return near.as_dict()
+        about = {"documents": [passage_document(passage_id)], "passage": passage_id}
+        with trail.request(key, "neighbours", **about) as entry:
+            plain_id(passage_id)
+            try:
+                chosen = [EdgeKind(kind.strip()) for kind in kinds.split(",") if kind.strip()]
+            except ValueError:
+                raise HttpError(
+                    422, f"kinds: {kinds!r}; give some of similar, next, keyword"
+                ) from None
+            with reading(key.caller):
+                near = kg.neighbourhood(passage_id, chosen, limit=max(1, min(limit, 50)))
+            if near is None:
+                raise HttpError(404, f"no passage {passage_id!r}")
+            entry["returned"] = sorted({near.node.doc_id, *(n.doc_id for n in near.nodes)})
+            return near.as_dict()
 
     @app.delete("/documents/{doc_id:path}")
     def remove(doc_id: str, key: Requester) -> dict[str, Any]:
         """Remove a document: any, with the admin view (or as the operator of a server without
         keys); else only what this key uploaded. 404 when the caller may not read it or it
         does not exist."""
+        with trail.request(key, "remove", documents=[doc_id]):
+            return removing(doc_id, key)
+
+    def removing(doc_id: str, key: Key) -> dict[str, Any]:
         plain_id(doc_id)
         with reading(key.caller):
             if kg.store.fetch_nodes([doc_id]).get(doc_id, {}).get("label") != "Document":
@@ -264,6 +287,10 @@ def create_app(
     def regroup(doc_id: str, change: Regrouping, key: Requester) -> dict[str, Any]:
         """Let other groups read a document (the admin view, or the operator of a server
         without keys): ``{"groups": ["hr", "staff"]}``."""
+        with trail.request(key, "regroup", documents=[doc_id], to=change.groups):
+            return regrouping(doc_id, change, key)
+
+    def regrouping(doc_id: str, change: Regrouping, key: Key) -> dict[str, Any]:
         plain_id(doc_id)
         if not (key.caller.admin or operator):
             raise HttpError(403, "changing a document's groups needs the admin view")
@@ -288,6 +315,13 @@ def create_app(
         when they are among the key's own (any, for an admin key or the operator). Changing
         the groups of a document already uploaded needs the admin view. Files kgp cannot read
         are listed under ``skipped`` with the reason."""
+        names = [str(f.filename) for f in file]
+        with trail.request(key, "upload", files=names) as entry:
+            report = uploading(key, file, groups)
+            entry["documents"] = [*report["added"], *report["changed"], *report["unchanged"]]
+            return report
+
+    def uploading(key: Key, file: list[UploadFile], groups: str | None) -> dict[str, Any]:
         if not key.upload:
             raise HttpError(403, f"key {key.name!r} may not upload (kgp key --upload GROUPS)")
         if len(file) > MAX_FILES:
@@ -331,33 +365,38 @@ def create_app(
         return report
 
     @app.post("/retrieve")
-    def retrieve(query: Query, who: Who) -> dict[str, Any]:
+    def retrieve(query: Query, key: Requester) -> dict[str, Any]:
         """What ``kgp retrieve --json`` prints: passages with their paths, seeds, timings."""
-        with reading(who):
-            result = kg.retrieve(query.question, query.k, **query.choices())
-            trace = None
-            if query.save_trace:
-                settings = kg.settings
-                trace = kg.save_trace(
-                    result,
-                    scorer=query.scorer or settings.scorer,
-                    seeder=query.seeder or settings.seeder,
-                )
+        with trail.request(key, "retrieve", question=query.question) as entry:
+            with reading(key.caller):
+                result = kg.retrieve(query.question, query.k, **query.choices())
+                trace = None
+                if query.save_trace:
+                    trace = kg.save_trace(
+                        result,
+                        scorer=query.scorer or settings.scorer,
+                        seeder=query.seeder or settings.seeder,
+                    )
+            entry["returned"] = documents_of(result.passages)
+            if trace is not None:
+                entry["trace"] = trace
             return {**result.as_dict(), "trace": trace}
 
     @app.post("/ask", response_model=None)
     def ask(
-        query: Query, who: Who, accept: Annotated[str, Header()] = ""
+        query: Query, key: Requester, accept: Annotated[str, Header()] = ""
     ) -> dict[str, Any] | StreamingResponse:
         """What ``kgp ask --json`` prints: the answer, its citations and the evidence. With
         ``"stream": true`` (or ``Accept: text/event-stream``), server-sent events instead: one
         ``evidence`` (the retrieval), a ``token`` for each piece of the reply as the model writes
         it (``{"text"}``, citation marks and all), then ``answer`` (the answer without the
         evidence again)."""
-        if query.save_trace:
-            raise HttpError(422, "save_trace: only /retrieve saves traces")
-        with reading(who):
-            retrieval = kg.retrieve(query.question, query.k, **query.choices())
+        with trail.request(key, "ask", question=query.question) as entry:
+            if query.save_trace:
+                raise HttpError(422, "save_trace: only /retrieve saves traces")
+            with reading(key.caller):
+                retrieval = kg.retrieve(query.question, query.k, **query.choices())
+            entry["returned"] = documents_of(retrieval.passages)
         if not (query.stream or "text/event-stream" in accept):
             return answer_from(retrieval, kg.settings).as_dict()
         return StreamingResponse(
@@ -373,14 +412,37 @@ def create_app(
             return kg.traces(max(1, min(limit, 1000)))
 
     @app.get("/traces/{trace_id}")
-    def trace(trace_id: str, who: Who) -> dict[str, Any]:
+    def trace(trace_id: str, key: Requester) -> dict[str, Any]:
         """One saved trace, opened again: its question, what it retrieved that the caller may
         read now (by rank) and its steps. 404 when the caller may not see it."""
-        plain_id(trace_id)
-        with reading(who):
-            found = kg.trace(trace_id)
-        if found is None:
-            raise HttpError(404, f"no trace {trace_id!r}")
-        return found
+        with trail.request(key, "trace", trace=trace_id) as entry:
+            plain_id(trace_id)
+            with reading(key.caller):
+                found = kg.trace(trace_id)
+            if found is None:
+                raise HttpError(404, f"no trace {trace_id!r}")
+            entry["returned"] = list(dict.fromkeys(i["doc_id"] for i in found["items"]))
+            return found
+
+    @app.get("/audit")
+    def audit(
+        key: Requester,
+        of_key: Annotated[str | None, Parameter(alias="key")] = None,
+        since: str | None = None,
+        document: str | None = None,
+        action: str | None = None,
+        limit: int = 1000,
+    ) -> list[dict[str, Any]]:
+        """The audit trail, oldest first, its last ``limit`` entries of ``key``, from ``since``
+        (a time, or 12h, 7d), naming ``document``, of ``action``: for the admin view (or the
+        operator of a server without keys) alone, as it names documents of every group."""
+        if not (key.caller.admin or operator):
+            raise HttpError(403, "the audit trail needs the admin view")
+        try:
+            start = parse_since(since) if since else None
+        except ConfigurationError as exc:
+            raise HttpError(422, str(exc).replace("--since", "since")) from None
+        found = trail.log.read(key=of_key, since=start, document=document, action=action)
+        return list(found)[-max(1, min(limit, 100_000)) :]
 
     return app

@@ -108,8 +108,10 @@ class Edge:
         hosts: Iterable[str] | None,
         key_pattern: str,
         upload_bytes: int,
+        refused: Callable[[str, str, int, str, str], None] | None = None,
     ) -> None:
         self.app = app
+        self.refused = refused  # told of each request turned away (kgp.serve.trail)
         self.keys = keys
         self.hosts = None if hosts is None else frozenset(host_name(h) for h in hosts)
         self.key_shape = re.compile(key_pattern)
@@ -130,6 +132,7 @@ class Edge:
             if length.isdigit() and int(length) > cap:
                 raise HttpError(413, _too_large(cap))
         except HttpError as exc:
+            self._note(scope, exc.status, str(exc), "?")
             await _refuse(send, exc.status, str(exc))
             return
         scope.setdefault("state", {})[KEY_STATE] = key
@@ -153,8 +156,13 @@ class Edge:
         try:
             await self.app(scope, capped_receive, watched_send)
         except _TooLarge as exc:
+            self._note(scope, 413, exc.detail, key.name if key is not None else "local")
             if not started:
                 await _refuse(send, 413, exc.detail)
+
+    def _note(self, scope: Scope, status: int, message: str, key: str) -> None:
+        if self.refused is not None and scope["path"] != PAGE_PATH:
+            self.refused(scope["method"], scope["path"], status, message, key)
 
     def _check_site(self, method: str, headers: dict[str, str]) -> None:
         host = headers.get("host", "")
