@@ -16,8 +16,9 @@ import kgp
 import pytest
 from kgp.access import ADMIN_CALLER
 from kgp.errors import ConfigurationError
-from kgp.export import Snapshot, read_csv, snapshot, write_csv, write_graphml
+from kgp.export import Snapshot, snapshot
 from kgp.export import load as load_snapshot
+from kgp.graph_files import read_csv, write_csv, write_graphml
 from kgp.ingest.access import ACCESS_FILE
 from kgp.ingest.embedding import Encoder
 from kgp.stores import FalkorStore, GraphStore

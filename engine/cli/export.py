@@ -11,7 +11,8 @@ from kgp.access import check_groups
 from kgp.cli.context import Context
 from kgp.cli.output import emit_json, fail
 from kgp.errors import KgpError
-from kgp.export import load, snapshot, write_csv, write_graphml
+from kgp.export import load, snapshot
+from kgp.graph_files import write_csv, write_graphml
 from kgp.settings import StoreKind, load_settings
 from kgp.stores import store_from_settings
 

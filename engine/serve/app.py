@@ -34,11 +34,11 @@ from kgp.serve.edge import MAX_FILES, Edge, request_key
 from kgp.serve.errors import HttpError
 from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys, upload_groups
+from kgp.serve.requests import Query, Regrouping, plain_id
 from kgp.serve.trail import Trail
 from kgp.serve.uploads import clean_name, save_uploads, upload_file
 from kgp.settings import Settings
 from kgp.stores.model import EdgeKind, passage_document
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 STATIC = Path(__file__).with_name("static")  # the page's HTML, CSS and JavaScript
@@ -47,53 +47,6 @@ PAGE_HEADERS = {  # the page loads nothing from elsewhere and runs no inline scr
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-MAX_QUESTION_CHARS = 20_000  # a longer body is refused; the retriever uses the first 4,000
-CONTROL = frozenset(map(chr, [*range(0x20), 0x7F]))  # no id holds one; a question may hold
-SPACING = frozenset("\t\n\r")  # these, pasted from elsewhere
-
-
-class Query(BaseModel):
-    """The body of ``/retrieve`` and ``/ask``: the CLI's options."""
-
-    model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
-    k: int | None = Field(default=None, ge=1, le=10_000)
-    scorer: str | None = None
-    seeder: str | None = None
-    order: str | None = None
-    method: str | None = None
-    save_trace: bool = False
-    stream: bool = False  # /ask: server-sent events (evidence, the reply's pieces, the answer)
-
-    @field_validator("question")
-    @classmethod
-    def _visible(cls, question: str) -> str:
-        if any(c in CONTROL - SPACING for c in question):
-            raise ValueError("holds a control character (NUL and the like); send plain text")
-        return question
-
-    def choices(self) -> dict[str, str | None]:
-        """The retrieval's choices, as ``KnowledgeGraph.retrieve`` and ``ask`` take them."""
-        return {
-            "scorer": self.scorer,
-            "seeder": self.seeder,
-            "order": self.order,
-            "method": self.method,
-        }
-
-
-def plain_id(doc_id: str) -> str:
-    """``doc_id`` if it holds no control character (422 if it does)."""
-    if any(c in CONTROL for c in doc_id):
-        raise HttpError(422, f"document id {doc_id!r} holds a control character; no id has one")
-    return doc_id
-
-
-class Regrouping(BaseModel):
-    """The body of ``PATCH /documents/{id}``: who may read the document from now on."""
-
-    model_config = ConfigDict(extra="forbid")
-    groups: list[str] = Field(min_length=1, max_length=100)
 
 
 def create_app(
