@@ -76,6 +76,11 @@ class KnowledgeGraph(GraphWriting, Closing):
             return self._encoder
 
     @property
+    def encoder_loaded(self) -> bool:
+        """Whether the encoder is loaded (the first question or sync loads it)."""
+        return self._encoder is not None
+
+    @property
     def sees_everything(self) -> bool:
         """The admin view, or the graph's operator: a client opened without groups
         (KGP_GROUPS unset), which owns the data directory anyway."""

@@ -6,7 +6,7 @@ see the reasoning paths drawn, and remove a document.
 
 ``KGP_PAGE_SCREENSHOT=docs/serve-page.png`` keeps the screenshot the test takes, and
 ``KGP_PAGE_SHOTS=docs`` those of a table in the evidence, of the page at 400 px, of a
-document's view and of the graph explorer (1280 and 400 px)."""
+document's view and of the graph explorer (each at 1280 and 400 px)."""
 
 from __future__ import annotations
 
@@ -238,6 +238,12 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     page.fill("#reader-find", "")
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(reader_shot))
+    page.set_viewport_size({"width": 400, "height": 860})
+    page.wait_for_timeout(200)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
+    page.evaluate("document.getElementById('reader').scrollIntoView()")
+    page.screenshot(path=str(reader_shot.with_name("serve-document-400.png")))
+    page.set_viewport_size({"width": 1280, "height": 900})
     page.keyboard.press("Escape")
     expect(page.locator("#asking")).to_be_visible()
     assert page.evaluate("document.activeElement.id") == "question"

@@ -232,6 +232,34 @@ def test_every_request_is_in_the_audit_trail_once_with_its_status(server: Server
     assert reader.returncode == 1 and "every group" in reader.stderr
 
 
+def test_metrics_readiness_and_request_ids(server: Server) -> None:
+    """``/metrics`` (Prometheus text, no key needed, no document named), ``/ready``, and an
+    ``X-Request-ID`` on every answer, a client's plain one kept, carried into the audit trail."""
+    question = {"question": "Metrics: what is the capital of Nepal?", "k": 3}
+    asked = httpx.post(
+        server.url + "/retrieve",
+        json=question,
+        headers={**auth(server.keys["alice"]), "X-Request-ID": "trace-me-42"},
+        timeout=60,
+    )
+    assert asked.status_code == 200 and asked.headers["x-request-id"] == "trace-me-42"
+    refused = httpx.get(server.url + "/stats", headers={"X-Request-ID": "<script>"}, timeout=30)
+    assert refused.status_code == 401
+    assert len(refused.headers["x-request-id"]) == 32, "a client's odd id is replaced"
+    text = httpx.get(server.url + "/metrics", timeout=30).text
+    assert 'kgp_requests_total{endpoint="/retrieve",method="POST",status="200"}' in text
+    assert 'kgp_retrieval_stage_seconds_count{stage="total"}' in text
+    assert 'kgp_request_seconds_bucket{endpoint="/retrieve",le="60.0"}' in text
+    assert re.search(r'kgp_graph_nodes\{label="Passage"\} [1-9]', text)
+    assert "kgp_vector_index_entries" in text and "kgp_encoder_loaded 1.0" in text
+    assert "egypt" not in text.lower() and "nepal" not in text.lower(), "counts only"
+    ready = httpx.get(server.url + "/ready", timeout=60)
+    assert ready.status_code == 200 and ready.json()["ready"] is True
+    assert ready.json()["encoder"] == "loaded" and ready.json()["passages"] > 0
+    audited = server.get("/audit?key=alice&action=retrieve", "root").json()
+    assert audited[-1]["request_id"] == "trace-me-42"
+
+
 @pytest.mark.parametrize(
     ("body", "status", "error"),
     [

@@ -34,6 +34,7 @@ from kgp.serve.edge import MAX_FILES, Edge, request_key
 from kgp.serve.errors import HttpError
 from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys, upload_groups
+from kgp.serve.metrics import RequestIds, ServeMetrics, add_routes
 from kgp.serve.requests import Query, Regrouping, plain_id
 from kgp.serve.trail import Trail
 from kgp.serve.uploads import clean_name, save_uploads, upload_file
@@ -95,6 +96,9 @@ def create_app(
         key_pattern=local.serve_key_pattern,
         upload_bytes=MAX_FILES * limit + 1024 * 1024,  # the files and their form's headers
     )
+    metrics = ServeMetrics(kg)
+    app.add_middleware(RequestIds, metrics=metrics, routes=lambda: app.routes)  # (outermost)
+    add_routes(app, kg, metrics)
 
     def requester(request: Request) -> Key:
         if keys is None:
@@ -331,6 +335,7 @@ def create_app(
                         seeder=query.seeder or settings.seeder,
                     )
             entry["returned"] = documents_of(result.passages)
+            metrics.retrieved(result.timings)
             if trace is not None:
                 entry["trace"] = trace
             return {**result.as_dict(), "trace": trace}
@@ -350,6 +355,7 @@ def create_app(
             with reading(key.caller):
                 retrieval = kg.retrieve(query.question, query.k, **query.choices())
             entry["returned"] = documents_of(retrieval.passages)
+            metrics.retrieved(retrieval.timings)
         if not (query.stream or "text/event-stream" in accept):
             return answer_from(retrieval, kg.settings).as_dict()
         return StreamingResponse(

@@ -36,7 +36,8 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-OPEN_PATHS = ("/health", "/static/", "/openapi.json")  # what a request without a key may read
+# what a request without a key may read (counts and states: no document)
+OPEN_PATHS = ("/health", "/ready", "/metrics", "/static/", "/openapi.json")
 PAGE_PATH = "/"  # the page asks for the key itself
 MAX_BODY_BYTES = 1024 * 1024  # a question or a regrouping; uploads have their own cap
 MAX_FILES = 20  # files in one upload request

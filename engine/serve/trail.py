@@ -12,6 +12,7 @@ from typing import Any
 from kgp.audit import AuditLog
 from kgp.serve.errors import HttpError
 from kgp.serve.keys import Key
+from kgp.serve.metrics import current_request_id
 
 
 class Trail:
@@ -23,6 +24,7 @@ class Trail:
         """Around one request's work: the entry to fill (``returned``: the documents shown),
         written when the block ends, with the status it ended with."""
         entry: dict[str, Any] = {
+            "request_id": current_request_id(),
             "key": key.name,
             "groups": str(key.caller).split(","),
             "action": action,
