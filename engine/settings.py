@@ -12,7 +12,7 @@ import os
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import platformdirs
 from kgp.access import DEFAULT_GROUPS, Caller, check_groups
@@ -125,6 +125,9 @@ class Settings(BaseSettings):
     # set aside are kept
     audit_max_mb: float = Field(default=10.0, gt=0)
     audit_keep_days: float = Field(default=90.0, gt=0)
+    # kgp serve's own messages on stderr: text, or one JSON object a line (time, level,
+    # message, the request id of the request it is about)
+    log_format: Literal["text", "json"] = "text"
 
     budget: int = Field(default=DEFAULT_K, ge=1, le=10_000)
     seeds: int = Field(default=10, ge=1, le=1_000)

@@ -24,6 +24,7 @@ class Server:
     keys: dict[str, str]  # name -> key
     process: subprocess.Popen[str]
     data_dir: Path
+    log: str = ""  # what it wrote on stderr, once it stopped
 
     def upload(self, key: str, *files: tuple[str, bytes]) -> httpx.Response:
         sent = [("file", (name, content, "application/octet-stream")) for name, content in files]
@@ -99,9 +100,11 @@ def serving(
             process.kill()
             pytest.fail(f"kgp serve did not start: {process.communicate()[1][-2000:]}")
         time.sleep(0.3)
+    server = Server(url, {}, process, data_dir)
     try:
-        yield Server(url, {}, process, data_dir)
+        yield server
     finally:
         process.terminate()
         _, errors = process.communicate(timeout=30)
+        server.log = errors
     assert "Traceback" not in errors, errors

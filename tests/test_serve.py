@@ -260,6 +260,17 @@ def test_metrics_readiness_and_request_ids(server: Server) -> None:
     assert audited[-1]["request_id"] == "trace-me-42"
 
 
+def test_the_servers_own_messages_as_json_lines(tmp_path: Path) -> None:
+    """``KGP_LOG_FORMAT=json``: each message kgp serve writes is one JSON object (time, level,
+    message, the request id of the request it is about, none at start)."""
+    with serving(tmp_path / "kb", env={"KGP_LOG_FORMAT": "json"}) as served:
+        assert httpx.get(served.url + "/ready", timeout=60).status_code == 200
+    lines = [json.loads(line) for line in served.log.splitlines() if line.startswith("{")]
+    assert lines and all({"time", "level", "message", "request_id"} <= set(e) for e in lines)
+    assert any("no API keys: serving on 127.0.0.1" in e["message"] for e in lines)
+    assert all(e["level"] == "info" and e["request_id"] is None for e in lines)
+
+
 @pytest.mark.parametrize(
     ("body", "status", "error"),
     [

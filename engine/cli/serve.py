@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -30,6 +32,20 @@ def is_loopback(host: str) -> bool:
 
 def say(line: str) -> None:
     err.print(f"kgp: {line}", highlight=False, markup=False)
+
+
+def say_json(line: str, level: str = "warning") -> None:
+    """One message as a JSON line (KGP_LOG_FORMAT=json), with the request it is about."""
+    from kgp.serve.metrics import current_request_id
+
+    entry = {
+        "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "level": level,
+        "message": line,
+        "request_id": current_request_id() or None,
+    }
+    sys.stderr.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    sys.stderr.flush()
 
 
 def answered_hosts(host: str, settings: Settings) -> set[str] | None:
@@ -67,8 +83,13 @@ def serve(
     state: Context = ctx.obj
     try:
         settings = state.settings()
+        json_lines = settings.log_format == "json"
+
+        def news(line: str, level: str = "info") -> None:
+            say_json(line, level) if json_lines else say(line)
+
         path = keys or settings.serve_keys
-        loaded = read_keys(path, say) if path is not None else None
+        loaded = read_keys(path, lambda line: news(line, "warning")) if path is not None else None
         if loaded is None and not is_loopback(host):
             raise fail(
                 f"--host {host}: without API keys kgp serves on a loopback address only; "
@@ -80,19 +101,14 @@ def serve(
     except KgpError as exc:
         raise fail(str(exc)) from None
     if moved:
-        err.print(
-            f"kgp: {len(moved)} uploaded documents moved to their own ids (upload:KEY/FILE)",
-            highlight=False,
-        )
+        news(f"{len(moved)} uploaded documents moved to their own ids (upload:KEY/FILE)")
     if loaded is None:
-        err.print(
-            f"kgp: no API keys: serving on {host} only, as groups {settings.caller}",
-            highlight=False,
-        )
+        news(f"no API keys: serving on {host} only, as groups {settings.caller}")
     else:
-        err.print(f"kgp: {len(loaded.keys)} API keys from {loaded.path}", highlight=False)
+        news(f"{len(loaded.keys)} API keys from {loaded.path}")
     try:
-        app = create_app(kg, loaded, settings, hosts=answered_hosts(host, settings), say=say)
+        hosts = answered_hosts(host, settings)
+        app = create_app(kg, loaded, settings, hosts=hosts, say=lambda line: news(line, "error"))
         uvicorn.run(app, host=host, port=port, log_level="warning")
     finally:
         kg.close()
