@@ -180,6 +180,39 @@ def test_wrong_keys_are_limited_per_client(tmp_path: Path, encoder: Encoder) -> 
         assert limited.headers["retry-after"] == "60" and "try again" in limited.json()["error"]
 
 
+def test_one_key_cannot_take_the_server(tmp_path: Path, encoder: Encoder) -> None:
+    """Past KGP_SERVE_REQUESTS_PER_MINUTE a key gets 429 with Retry-After, the refusal is in the
+    audit trail, and other keys go on; uploads at once are capped per key."""
+    file = tmp_path / "keys.toml"
+    keys = {"alice": make_key(file, "alice", "hr"), "root": make_key(file, "root", "*")}
+    env = {"KGP_SERVE_REQUESTS_PER_MINUTE": "5"}
+    with serving(graph(tmp_path, encoder), keys=file, env=env) as served:
+        served.keys = keys
+        statuses = [served.get("/stats", "alice").status_code for _ in range(7)]
+        assert statuses == [200] * 5 + [429] * 2
+        busy = served.get("/documents", "alice")
+        assert busy.status_code == 429 and 1 <= int(busy.headers["retry-after"]) <= 60
+        assert "key 'alice' sent more than 5 requests in a minute" in busy.json()["error"]
+        assert served.get("/stats", "root").status_code == 200, "another key goes on"
+        trail = served.get("/audit?action=refused", "root").json()
+        assert any(e["key"] == "alice" and e["status"] == 429 for e in trail)
+
+
+def test_a_key_has_so_many_uploads_at_once_and_so_many_requests_a_minute() -> None:
+    from kgp.serve.edge import KeyLimits
+
+    limits = KeyLimits(per_minute=3, uploads=2, window_s=0.5)
+    assert [limits.ask("a") for _ in range(3)] == [0.0] * 3
+    assert 0 < limits.ask("a") <= 0.5 and limits.ask("b") == 0.0
+    time.sleep(0.55)
+    assert limits.ask("a") == 0.0, "a minute (here half a second) later it goes on"
+    assert limits.start_upload("a") and limits.start_upload("a")
+    assert not limits.start_upload("a") and limits.start_upload("b")
+    limits.end_upload("a")
+    assert limits.start_upload("a")
+    assert KeyLimits(per_minute=0, uploads=1).ask("a") == 0.0, "0: no limit"
+
+
 def wait_for(check: Callable[[], bool], seconds: float = 10, seen: object = None) -> None:
     deadline = time.monotonic() + seconds
     while not check():

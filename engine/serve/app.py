@@ -30,7 +30,7 @@ from kgp.errors import (
     StoreUnavailableError,
 )
 from kgp.ids import UPLOAD_PREFIX, upload_id, uploader
-from kgp.serve.edge import MAX_FILES, Edge, request_key
+from kgp.serve.edge import MAX_FILES, Edge, KeyLimits, request_key
 from kgp.serve.errors import HttpError
 from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys, upload_groups
@@ -92,6 +92,7 @@ def create_app(
         Edge,
         keys=keys,
         refused=trail.refused,
+        limits=KeyLimits(local.serve_requests_per_minute, local.serve_uploads_per_key),
         hosts=hosts,
         key_pattern=local.serve_key_pattern,
         upload_bytes=MAX_FILES * limit + 1024 * 1024,  # the files and their form's headers

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import math
 import re
 import threading
 import time
@@ -45,6 +46,7 @@ FAILED_KEYS_PER_MINUTE = 10  # per client; past it, 429 without hashing
 MAX_CLIENTS = 10_000  # clients whose failures are remembered
 HASHING_THREADS = 2  # key checks hashing at once: a flood of new keys cannot take every thread
 KEY_STATE = "kgp_key"
+MAX_UPLOADS_PER_KEY = 2  # uploads of one key at once (KGP_SERVE_UPLOADS_PER_KEY)
 
 
 class _TooLarge(HTTPException):
@@ -84,6 +86,41 @@ class FailedKeys:
                 self._failures.popitem(last=False)
 
 
+class KeyLimits:
+    """Each key's requests of the last minute (at most ``per_minute``; 0: no limit) and its
+    uploads in progress (at most ``uploads``), so that one key cannot take the server."""
+
+    def __init__(self, per_minute: int, uploads: int, window_s: float = 60.0) -> None:
+        self.per_minute, self.uploads, self.window_s = per_minute, uploads, window_s
+        self._times: dict[str, deque[float]] = {}
+        self._uploading: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def ask(self, name: str) -> float:
+        """Count a request of key ``name``; the seconds it must wait instead (0: go on)."""
+        if self.per_minute <= 0:
+            return 0.0
+        now = time.monotonic()
+        with self._lock:
+            times = self._times.setdefault(name, deque(maxlen=self.per_minute))
+            if len(times) == self.per_minute and now - times[0] < self.window_s:
+                return self.window_s - (now - times[0])
+            times.append(now)
+            return 0.0
+
+    def start_upload(self, name: str) -> bool:
+        """Whether key ``name`` may start one more upload now (then :meth:`end_upload`)."""
+        with self._lock:
+            if self._uploading.get(name, 0) >= self.uploads:
+                return False
+            self._uploading[name] = self._uploading.get(name, 0) + 1
+            return True
+
+    def end_upload(self, name: str) -> None:
+        with self._lock:
+            self._uploading[name] = max(0, self._uploading.get(name, 0) - 1)
+
+
 def client_of(scope: Scope) -> str:
     """Who a request comes from, for the failure limit: its address, an IPv6 one by its /64
     (one host commonly holds a whole /64)."""
@@ -110,9 +147,11 @@ class Edge:
         key_pattern: str,
         upload_bytes: int,
         refused: Callable[[str, str, int, str, str], None] | None = None,
+        limits: KeyLimits | None = None,
     ) -> None:
         self.app = app
         self.refused = refused  # told of each request turned away (kgp.serve.trail)
+        self.limits = limits or KeyLimits(0, MAX_UPLOADS_PER_KEY)
         self.keys = keys
         self.hosts = None if hosts is None else frozenset(host_name(h) for h in hosts)
         self.key_shape = re.compile(key_pattern)
@@ -124,6 +163,8 @@ class Edge:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        key: Key | None = None
+        uploading = False
         try:
             headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
             self._check_site(scope["method"], headers)
@@ -132,9 +173,23 @@ class Edge:
             length = headers.get("content-length", "")
             if length.isdigit() and int(length) > cap:
                 raise HttpError(413, _too_large(cap))
+            if key is not None and (wait := self.limits.ask(key.name)):
+                raise _Busy(
+                    f"key {key.name!r} sent more than {self.limits.per_minute} requests in a "
+                    f"minute; try again in {math.ceil(wait)} s",
+                    wait,
+                )
+            if key is not None and _is_upload(scope):
+                if not self.limits.start_upload(key.name):
+                    raise _Busy(
+                        f"key {key.name!r} has {self.limits.uploads} uploads in progress; "
+                        "send the next when one ends",
+                        5.0,
+                    )
+                uploading = True
         except HttpError as exc:
-            self._note(scope, exc.status, str(exc), "?")
-            await _refuse(send, exc.status, str(exc))
+            self._note(scope, exc.status, str(exc), key.name if key is not None else "?")
+            await _refuse(send, exc.status, str(exc), getattr(exc, "retry_after", 60.0))
             return
         scope.setdefault("state", {})[KEY_STATE] = key
         started = False
@@ -160,6 +215,9 @@ class Edge:
             self._note(scope, 413, exc.detail, key.name if key is not None else "local")
             if not started:
                 await _refuse(send, 413, exc.detail)
+        finally:
+            if uploading and key is not None:
+                self.limits.end_upload(key.name)
 
     def _note(self, scope: Scope, status: int, message: str, key: str) -> None:
         if self.refused is not None and scope["path"] != PAGE_PATH:
@@ -214,7 +272,7 @@ class Edge:
 
     def _cap(self, scope: Scope, key: Key | None) -> int:
         uploads = self.keys is None or (key is not None and bool(key.upload))
-        if uploads and scope["method"] == "POST" and scope["path"].rstrip("/") == "/documents":
+        if uploads and _is_upload(scope):
             return self.upload_bytes
         return MAX_BODY_BYTES
 
@@ -239,12 +297,24 @@ def _too_large(cap: int) -> str:
     return f"{what} may hold at most {cap / 1024 / 1024:g} MB{setting}"
 
 
-async def _refuse(send: Send, status: int, message: str) -> None:
+def _is_upload(scope: Scope) -> bool:
+    return bool(scope["method"] == "POST" and scope["path"].rstrip("/") == "/documents")
+
+
+class _Busy(HttpError):
+    """429: a key past its limits, told when to try again."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(429, message)
+        self.retry_after = retry_after
+
+
+async def _refuse(send: Send, status: int, message: str, retry_after: float = 60.0) -> None:
     body = json.dumps({"error": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         headers.append((b"www-authenticate", b"Bearer"))
     if status == 429:
-        headers.append((b"retry-after", b"60"))
+        headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

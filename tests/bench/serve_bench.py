@@ -126,7 +126,9 @@ def main() -> None:
     if made.returncode:
         raise SystemExit(made.stderr)
     key = made.stdout.strip()
-    with serving(root / "kb", keys=keys) as server:  # 127.0.0.1 only
+    # 127.0.0.1 only; one key for every client: its per-minute limit off
+    unlimited = {"KGP_SERVE_REQUESTS_PER_MINUTE": "0"}
+    with serving(root / "kb", keys=keys, env=unlimited) as server:
         url = server.url
         pid = server.process.pid
         memory = {"start_mb": round(memory_mb(pid))}
