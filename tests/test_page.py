@@ -260,7 +260,7 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     assert "page 1" in page.inner_text("#explorer-where")
     kinds = page.locator("#explorer-list .kind").all_text_contents()
     assert kinds and any(k.startswith("similar 0.") for k in kinds), kinds
-    first = page.locator("#explorer-graph g.node[role=button]").first
+    first = page.locator("#explorer-graph g.node[role=button]:not(.belongs)").first
     target = first.get_attribute("data-id")
     first.focus()
     page.keyboard.press("Enter")
@@ -277,6 +277,8 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     page.check("#explorer input[value=keyword]")
     page.locator("#explorer-trail a").first.click()  # back along the trail
     expect(page.locator("#explorer-trail li")).to_have_count(1)
+    belongs = page.locator("#explorer-graph g.belongs.kind-page")
+    assert belongs.get_attribute("aria-label").startswith("Open upload:local/")
     explorer_shot = Path(os.environ.get("KGP_PAGE_SHOTS") or tmp_path) / "serve-explorer.png"
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(explorer_shot))
@@ -287,6 +289,10 @@ def test_upload_ask_and_see_the_reasoning_paths(server: Server, browser: Any, tm
     assert page.evaluate("document.documentElement.scrollWidth") <= 400
     page.screenshot(path=str(explorer_shot.with_name("serve-explorer-400.png")))
     page.set_viewport_size({"width": 1280, "height": 900})
+    page.locator("#explorer-graph g.belongs.kind-page").focus()
+    page.keyboard.press("Enter")  # the page it belongs to: the document opens there
+    expect(page.locator("#reader")).to_be_visible()
+    assert page.locator("#reader-pages .lit").count() == 1
     page.keyboard.press("Escape")
     expect(page.locator("#asking")).to_be_visible()
 

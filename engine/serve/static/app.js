@@ -714,7 +714,7 @@ function drawNeighbourhood(near) {
   const room = $("explorer-graph").clientWidth || 800;
   const narrow = room < 560;
   const gapY = 40, top = 24, x0 = narrow ? 44 : 60, x1 = narrow ? 170 : 330;
-  const height = Math.max(80, top + rows.length * gapY);
+  const height = Math.max(160, top + rows.length * gapY);
   const svg = svgEl("svg", { width: String(narrow ? room - 4 : Math.min(room - 4, 860)),
     height: String(height), role: "img",
     "aria-label": `${near.node.id} and its ${rows.length} neighbours` });
@@ -728,6 +728,9 @@ function drawNeighbourhood(near) {
     svg.append(said);
   });
   svg.append(neighbourNode(near.node, x0, cy, true, narrow));
+  for (const [at, place] of belonging(near.node).entries()) {
+    svg.append(belongingNode(near.node, place, x0, at === 0 ? cy - 62 : cy + 62, cy));
+  }
   rows.forEach((edge, row) => {
     const node = byId.get(edge.id);
     if (node) svg.append(neighbourNode(node, x1, top + row * gapY, false, narrow));
@@ -747,6 +750,38 @@ function drawNeighbourhood(near) {
     $("explorer-list").replaceChildren(el("li", { text: "No neighbours of these kinds " +
       "that you may read." }));
   }
+}
+
+// What a passage belongs to: its page, and the table whose rows it holds, if any.
+function belonging(node) {
+  const places = [{ kind: "page", name: `page ${node.page}`, at: node.id }];
+  if (node.table) places.push({ kind: "table", name: "its table", at: node.table });
+  return places;
+}
+
+// A page or table the explored passage belongs to, drawn above or below it: Enter or a click
+// opens the document there.
+function belongingNode(node, place, x, y, from) {
+  const group = svgEl("g", { class: `node belongs kind-${place.kind}`, tabindex: "0",
+    role: "button", "data-id": place.at,
+    "aria-label": `Open ${node.doc_id} at ${place.name}` });
+  const title = svgEl("title");
+  title.textContent = `${place.name} of ${node.doc_id}: open the document there`;
+  const edge = svgEl("path", { class: "edge kind-belongs",
+    d: `M ${x} ${from + (y < from ? -14 : 14)} L ${x} ${y + (y < from ? 11 : -11)}` });
+  const box = svgEl("rect", { x: String(x - 11), y: String(y - 11), width: "22", height: "22",
+    rx: "3", fill: colourOf(node.doc_id) });
+  const label = svgEl("text", { x: String(x + 18), y: String(y + 4), class: "label" });
+  label.textContent = place.name;
+  group.append(title, box, label);
+  const open = () => openDocument(node.doc_id, place.at);
+  group.addEventListener("click", open);
+  group.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") { event.preventDefault(); open(); }
+  });
+  const both = svgEl("g");
+  both.append(edge, group);
+  return both;
 }
 
 function neighbourNode(node, x, y, focus, narrow) {
