@@ -46,7 +46,6 @@ FAILED_KEYS_PER_MINUTE = 10  # per client; past it, 429 without hashing
 MAX_CLIENTS = 10_000  # clients whose failures are remembered
 HASHING_THREADS = 2  # key checks hashing at once: a flood of new keys cannot take every thread
 KEY_STATE = "kgp_key"
-MAX_UPLOADS_PER_KEY = 2  # uploads of one key at once (KGP_SERVE_UPLOADS_PER_KEY)
 
 
 class _TooLarge(HTTPException):
@@ -147,11 +146,11 @@ class Edge:
         key_pattern: str,
         upload_bytes: int,
         refused: Callable[[str, str, int, str, str], None] | None = None,
-        limits: KeyLimits | None = None,
+        limits: KeyLimits,
     ) -> None:
         self.app = app
         self.refused = refused  # told of each request turned away (kgp.serve.trail)
-        self.limits = limits or KeyLimits(0, MAX_UPLOADS_PER_KEY)
+        self.limits = limits
         self.keys = keys
         self.hosts = None if hosts is None else frozenset(host_name(h) for h in hosts)
         self.key_shape = re.compile(key_pattern)

@@ -38,8 +38,8 @@ class Trail:
             status = exc.status
             entry["error"] = str(exc)
             raise
-        except Exception as exc:  # (the app's handlers turn it into a 5xx)
-            status = 503 if "Store" in type(exc).__name__ else 500
+        except Exception as exc:  # (store errors arrive as HttpError: this is a bug's 500)
+            status = 500
             entry["error"] = type(exc).__name__
             raise
         finally:

@@ -55,12 +55,10 @@ class LinkQueries:
         self, ids: Iterable[str], vectors: Sequence[Sequence[float]]
     ) -> dict[str, float]:
         """For passages by id (those that exist), the highest cosine similarity of their
-        embedding to any of ``vectors``, computed by the store in float32: within ``TIE`` of
-        the exact score (1e-6 on the scale bench's vectors). What the k-NN linker asks instead
-        of reading the vectors of weakly linked passages, most of which no new passage comes
-        near (315 passages against 50 vectors at 10k passages: 40 ms, against 140 ms to read
-        them when the FalkorDB client parsed each float from text; 335 at 100k: 28 ms, against
-        about 35-55 ms to read them over RESP3, kgp.stores.falkordb.reply)."""
+        embedding to any of ``vectors``, computed by the store in float32 (within ``TIE`` of
+        the exact score). What the k-NN linker asks instead of reading the vectors of weakly
+        linked passages, most of which no new passage comes near: a score a passage is cheaper
+        to send than its vector."""
         id_list = list(dict.fromkeys(ids))
         if not id_list or not vectors:
             return {}
@@ -110,9 +108,9 @@ class LinkQueries:
         """``(degree, weakest score)`` of the passages of ``best`` (id -> its highest similarity
         to a new passage) whose neighbour list that passage may enter: fewer than ``k``
         out-edges, or ``best`` at least the weakest less ``margin``; for a graph that holds no
-        NEEDS_KNN flag (:meth:`knn_flags`). Absent ids are not in the graph or cannot gain
-        (at 300k passages most of the 10,000 a small group's searches find: their rows cost
-        as much to turn into Python as the store spends looking them up)."""
+        NEEDS_KNN flag (:meth:`knn_flags`). Absent ids are not in the graph or cannot gain: in
+        a large graph most passages a small group's searches find cannot, and their rows would
+        cost as much to turn into Python as the store spends looking them up."""
         if not best:
             return {}
         ids = list(best)
