@@ -98,6 +98,10 @@ class TrainingError(KgpError):
     """Training cannot go on (out of memory, no usable data)."""
 
 
+class BackupError(KgpError):
+    """A backup cannot be taken or restored: the folder is in use, incomplete or damaged."""
+
+
 class QueryNotFoundError(KgpError, LookupError):
     """No Cypher query file of that name exists for the dialect (a broken install or a typo in
     kgp's code, never the user's input)."""

@@ -121,11 +121,16 @@ class Settings(BaseSettings):
     serve_hosts: Annotated[tuple[str, ...], NoDecode] = ()
     # kgp serve: what an API key looks like; anything else is refused before it is hashed
     serve_key_pattern: str = r"kgp_[A-Za-z0-9_-]{43}"
-    # the audit trail (kgp.audit): a file's size before it is set aside, and how long those
-    # set aside are kept
     # kgp serve: requests one API key may send a minute (0: no limit), and its uploads at once
     serve_requests_per_minute: int = Field(default=600, ge=0)
     serve_uploads_per_key: int = Field(default=2, ge=1, le=100)
+    # kgp serve: writes (uploads, removals, regroupings) of every key in progress or waiting
+    # their turn (they run one at a time); past it, 503 with Retry-After
+    serve_write_queue: int = Field(default=16, ge=1)
+    # kgp serve: how long a request's body may stop arriving before the answer is 408
+    serve_body_stall_s: float = Field(default=30.0, gt=0)
+    # the audit trail (kgp.audit): a file's size before it is set aside, and how long those
+    # set aside are kept
     audit_max_mb: float = Field(default=10.0, gt=0)
     audit_keep_days: float = Field(default=90.0, gt=0)
     # kgp serve's own messages on stderr: text, or one JSON object a line (time, level,

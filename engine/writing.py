@@ -89,8 +89,9 @@ class GraphWriting:
     def _writing(self) -> Iterator[None]:
         """One write of a sync: questions in flight finish first, none starts meanwhile, and
         caches are forgotten before they resume, so each sees a document whole, before or after
-        (parsing and embedding run outside, while questions go on)."""
-        with self._rw.writing():
+        (parsing and embedding run outside, while questions go on). A backup's snapshot waits
+        for it, and it for the snapshot's start (``upkeep.writes``)."""
+        with self.store.upkeep.writes(), self._rw.writing():
             try:
                 yield
             finally:

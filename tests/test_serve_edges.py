@@ -198,6 +198,51 @@ def test_one_key_cannot_take_the_server(tmp_path: Path, encoder: Encoder) -> Non
         assert any(e["key"] == "alice" and e["status"] == 429 for e in trail)
 
 
+def test_a_stalled_body_is_dropped_and_writes_waiting_are_bounded(
+    tmp_path: Path, encoder: Encoder
+) -> None:
+    """A client that sends half an upload and stops holds a write's place in the queue
+    (KGP_SERVE_WRITE_QUEUE=1 here) only until its body has not moved for
+    KGP_SERVE_BODY_STALL_S: meanwhile another write is 503 with Retry-After and questions go
+    on; then the stalled one is 408 and writes are taken again."""
+    file = tmp_path / "keys.toml"
+    keys = {"alice": make_key(file, "alice", "hr", "--upload", "hr")}
+    keys["root"] = make_key(file, "root", "*")
+    env = {"KGP_SERVE_WRITE_QUEUE": "1", "KGP_SERVE_BODY_STALL_S": "2"}
+    with serving(graph(tmp_path, encoder), keys=file, env=env) as served:
+        served.keys = keys
+        port = int(served.url.rsplit(":", 1)[1])
+        host = served.url.removeprefix("http://")
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            sock.sendall(
+                (
+                    f"POST /documents HTTP/1.1\r\nHost: {host}\r\n"
+                    f"Authorization: Bearer {keys['alice']}\r\n"
+                    "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 5000\r\n\r\n"
+                    '--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\n'
+                ).encode()
+            )
+            time.sleep(0.3)  # (the upload has its place)
+            removal = httpx.delete(
+                served.url + "/documents/cities/egypt.txt", headers=auth(keys["root"]), timeout=30
+            )
+            assert removal.status_code == 503, removal.text
+            assert removal.headers["retry-after"] == "10"
+            assert "1 writes in progress or waiting" in removal.json()["error"]
+            asked = served.post("/retrieve", {"question": "Where is Kathmandu?"}, "alice")
+            assert asked.status_code == 200, "questions go on"
+            answer = ""  # the server gives up on the body
+            while not answer.endswith("}"):
+                answer += sock.recv(4096).decode("latin-1")
+        assert answer.startswith("HTTP/1.1 408"), answer
+        assert "stopped arriving for 2 s" in answer
+        removal = httpx.delete(
+            served.url + "/documents/cities/egypt.txt", headers=auth(keys["root"]), timeout=30
+        )
+        assert removal.status_code == 200, removal.text
+        assert not list((served.data_dir / "uploads").rglob("a.txt")), "nothing kept"
+
+
 def test_a_key_has_so_many_uploads_at_once_and_so_many_requests_a_minute() -> None:
     from kgp.serve.edge import KeyLimits
 
@@ -211,6 +256,10 @@ def test_a_key_has_so_many_uploads_at_once_and_so_many_requests_a_minute() -> No
     limits.end_upload("a")
     assert limits.start_upload("a")
     assert KeyLimits(per_minute=0, uploads=1).ask("a") == 0.0, "0: no limit"
+    writes = KeyLimits(per_minute=0, uploads=1, writes=2)
+    assert writes.start_write() and writes.start_write() and not writes.start_write()
+    writes.end_write()
+    assert writes.start_write()
 
 
 def wait_for(check: Callable[[], bool], seconds: float = 10, seen: object = None) -> None:

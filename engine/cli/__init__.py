@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 from kgp.cli import stopping
 from kgp.cli.audit import audit
+from kgp.cli.backup import backup, restore
 from kgp.cli.context import Context
 from kgp.cli.doctor import doctor
 from kgp.cli.evaluation import eval_command
@@ -78,6 +79,8 @@ app.command()(sync)
 app.command()(maintain)
 app.command()(export)
 app.command()(audit)
+app.command()(backup)
+app.command()(restore)
 app.command()(retrieve)
 app.command()(ask)
 app.command(name="eval")(eval_command)

@@ -92,7 +92,10 @@ def create_app(
         Edge,
         keys=keys,
         refused=trail.refused,
-        limits=KeyLimits(local.serve_requests_per_minute, local.serve_uploads_per_key),
+        limits=KeyLimits(
+            local.serve_requests_per_minute, local.serve_uploads_per_key, local.serve_write_queue
+        ),
+        body_stall_s=local.serve_body_stall_s,
         hosts=hosts,
         key_pattern=local.serve_key_pattern,
         upload_bytes=MAX_FILES * limit + 1024 * 1024,  # the files and their form's headers

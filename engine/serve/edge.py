@@ -5,7 +5,10 @@
    from another site's page (``Sec-Fetch-Site``, else ``Origin`` against ``Host``);
 3. the API key, from the ``Authorization`` header alone: a key of the wrong shape is refused
    without hashing, a client's failed keys are limited per minute, and each key is hashed once;
-4. the body is capped while it streams: 413 at the cap, and the API saw nothing.
+4. each key's request rate and uploads in progress, and the server's writes waiting (429 or
+   503 with ``Retry-After``);
+5. the body is capped while it streams: 413 at the cap, and the API saw nothing; a body that
+   stops arriving is 408 after ``body_stall_s``, so a slow or stuck client holds no worker.
 
 The key found is left in the request's state for the API (:func:`request_key`)."""
 
@@ -46,6 +49,7 @@ FAILED_KEYS_PER_MINUTE = 10  # per client; past it, 429 without hashing
 MAX_CLIENTS = 10_000  # clients whose failures are remembered
 HASHING_THREADS = 2  # key checks hashing at once: a flood of new keys cannot take every thread
 KEY_STATE = "kgp_key"
+WRITE_RETRY_S = 10.0  # what a write turned away for the queue is told to wait
 
 
 class _TooLarge(HTTPException):
@@ -87,13 +91,31 @@ class FailedKeys:
 
 class KeyLimits:
     """Each key's requests of the last minute (at most ``per_minute``; 0: no limit) and its
-    uploads in progress (at most ``uploads``), so that one key cannot take the server."""
+    uploads in progress (at most ``uploads``), so that one key cannot take the server; and the
+    writes (uploads, removals, regroupings) in progress or waiting, of every key (at most
+    ``writes``), since they run one at a time."""
 
-    def __init__(self, per_minute: int, uploads: int, window_s: float = 60.0) -> None:
+    def __init__(
+        self, per_minute: int, uploads: int, writes: int = 16, window_s: float = 60.0
+    ) -> None:
         self.per_minute, self.uploads, self.window_s = per_minute, uploads, window_s
+        self.writes = writes
         self._times: dict[str, deque[float]] = {}
         self._uploading: dict[str, int] = {}
+        self._writing = 0
         self._lock = threading.Lock()
+
+    def start_write(self) -> bool:
+        """Whether one more write may wait its turn now (then :meth:`end_write`)."""
+        with self._lock:
+            if self._writing >= self.writes:
+                return False
+            self._writing += 1
+            return True
+
+    def end_write(self) -> None:
+        with self._lock:
+            self._writing = max(0, self._writing - 1)
 
     def ask(self, name: str) -> float:
         """Count a request of key ``name``; the seconds it must wait instead (0: go on)."""
@@ -147,8 +169,10 @@ class Edge:
         upload_bytes: int,
         refused: Callable[[str, str, int, str, str], None] | None = None,
         limits: KeyLimits,
+        body_stall_s: float = 30.0,
     ) -> None:
         self.app = app
+        self.body_stall_s = body_stall_s
         self.refused = refused  # told of each request turned away (kgp.serve.trail)
         self.limits = limits
         self.keys = keys
@@ -163,7 +187,7 @@ class Edge:
             await self.app(scope, receive, send)
             return
         key: Key | None = None
-        uploading = False
+        uploading = writing = False
         try:
             headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
             self._check_site(scope["method"], headers)
@@ -186,21 +210,40 @@ class Edge:
                         5.0,
                     )
                 uploading = True
+            if _is_write(scope):
+                if not self.limits.start_write():
+                    raise _Busy(
+                        f"the server has {self.limits.writes} writes in progress or waiting; "
+                        f"try again in {WRITE_RETRY_S:.0f} s",
+                        WRITE_RETRY_S,
+                        status=503,
+                    )
+                writing = True
         except HttpError as exc:
+            if uploading and key is not None:
+                self.limits.end_upload(key.name)
             self._note(scope, exc.status, str(exc), key.name if key is not None else "?")
             await _refuse(send, exc.status, str(exc), getattr(exc, "retry_after", 60.0))
             return
         scope.setdefault("state", {})[KEY_STATE] = key
         started = False
         seen = 0
+        body_done = False
 
         async def capped_receive() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, body_done
+            if body_done:  # (a streamed answer waits here for the client to leave)
+                return await receive()
+            try:
+                with anyio.fail_after(self.body_stall_s):
+                    message = await receive()
+            except TimeoutError:
+                raise _Stalled(self.body_stall_s) from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > cap:
                     raise _TooLarge(_too_large(cap))
+                body_done = not message.get("more_body", False)
             return message
 
         async def watched_send(message: Message) -> None:
@@ -210,13 +253,15 @@ class Edge:
 
         try:
             await self.app(scope, capped_receive, watched_send)
-        except _TooLarge as exc:
-            self._note(scope, 413, exc.detail, key.name if key is not None else "local")
+        except (_TooLarge, _Stalled) as exc:
+            self._note(scope, exc.status_code, exc.detail, key.name if key is not None else "local")
             if not started:
-                await _refuse(send, 413, exc.detail)
+                await _refuse(send, exc.status_code, exc.detail)
         finally:
             if uploading and key is not None:
                 self.limits.end_upload(key.name)
+            if writing:
+                self.limits.end_write()
 
     def _note(self, scope: Scope, status: int, message: str, key: str) -> None:
         if self.refused is not None and scope["path"] != PAGE_PATH:
@@ -300,12 +345,30 @@ def _is_upload(scope: Scope) -> bool:
     return bool(scope["method"] == "POST" and scope["path"].rstrip("/") == "/documents")
 
 
-class _Busy(HttpError):
-    """429: a key past its limits, told when to try again."""
+def _is_write(scope: Scope) -> bool:
+    """An upload, a removal or a regrouping: the requests that change the graph."""
+    path = scope["path"]
+    return _is_upload(scope) or (
+        scope["method"] in ("DELETE", "PATCH") and path.startswith("/documents/")
+    )
 
-    def __init__(self, message: str, retry_after: float) -> None:
-        super().__init__(429, message)
+
+class _Busy(HttpError):
+    """429: a key past its limits; 503: the server's writes past theirs. Told when to try
+    again."""
+
+    def __init__(self, message: str, retry_after: float, status: int = 429) -> None:
+        super().__init__(status, message)
         self.retry_after = retry_after
+
+
+class _Stalled(HTTPException):
+    """408: the request's body stopped arriving."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(
+            408, f"the request's body stopped arriving for {seconds:g} s; send it again"
+        )
 
 
 async def _refuse(send: Send, status: int, message: str, retry_after: float = 60.0) -> None:
@@ -313,7 +376,7 @@ async def _refuse(send: Send, status: int, message: str, retry_after: float = 60
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         headers.append((b"www-authenticate", b"Bearer"))
-    if status == 429:
+    if status in (429, 503):
         headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -1,6 +1,6 @@
 """What keeps a stored graph whole, for every store: schema versions, the records a graph keeps
-of its encoder and access groups, the vector index's health and rebuild, writes made ready and
-checkpoints, and the canonical dump that tests compare graphs by. A store's ``upkeep``
+of its encoder and access groups, the vector index's health and rebuild, writes made ready,
+checkpoints and backups, and the canonical dump that tests compare graphs by. A store's ``upkeep``
 (:class:`Upkeep`; the embedded store's own kind: kgp.stores.falkordb.upkeep); everything here
 goes through the store's ``run`` with named queries."""
 
@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kgp.access import ADMIN_CALLER, DEFAULT_GROUPS, Caller
-from kgp.errors import ConfigurationError
+from kgp.errors import BackupError, ConfigurationError
 from kgp.stores.health import IndexHealth
 from kgp.stores.model import text_hash
+
+if TYPE_CHECKING:
+    from kgp.stores.model import GraphCounts
 
 Row = dict[str, Any]
 # 2: NEEDS_KNN relationships, text hashes, exact k-NN, pending documents; 3: access groups;
@@ -92,6 +96,21 @@ class Upkeep:
         log once it has grown, or whatever its size with ``force``); True if it did. Nothing to
         do for stores that manage their own files."""
         return False
+
+    # -- backups (kgp.backup) -----------------------------------------------------------------
+
+    def writes(self) -> AbstractContextManager[None]:
+        """Around each document's write, which a backup's snapshot waits for; nothing for a
+        store whose database takes its own backups."""
+        return nullcontext()
+
+    def snapshot(self, path: Path, pause_timeout: float) -> GraphCounts:
+        """Write the graph as it is at one moment to ``path`` (and beside it what a start
+        from it needs), while others read and write; the graph's counts at that moment."""
+        raise BackupError(
+            f"kgp backup copies the embedded store, not {self.store.describe()}; back Neo4j up "
+            "with neo4j-admin database dump or backup (docs/operations.md)"
+        )
 
     # -- the graph's records --------------------------------------------------------------------
 

@@ -1,16 +1,22 @@
 """The embedded store's upkeep: the vector index beside the graph counted, sampled and built
 again; the write indexes the last stop set aside built again before writes
 (docs/decisions/0002-falkordb-workarounds.md, 7); checkpoints that compact the append-only file
-and save the vector index; and the schema steps only this store takes."""
+and save the vector index; snapshots for backups, which pause the writes of every process on
+the data directory for their first moment; and the schema steps only this store takes."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from functools import cached_property
+from pathlib import Path
 from typing import Any, Protocol
 
 import redis
 from kgp.access import ADMIN_CALLER
 from kgp.errors import StoreUnavailableError
+from kgp.locks import WriteGate
 from kgp.stores.falkordb.indexes import (
     INDEX_STALL_SECONDS,
     WRITE_INDEXES,
@@ -18,9 +24,11 @@ from kgp.stores.falkordb.indexes import (
     index_passage_terms,
 )
 from kgp.stores.falkordb.server import EmbeddedServer
+from kgp.stores.falkordb.snapshot import take_snapshot
 from kgp.stores.falkordb.vectors import PassageVectors
 from kgp.stores.health import IndexHealth
 from kgp.stores.maintenance import KeptStore, Row, Upkeep
+from kgp.stores.model import GraphCounts
 
 
 class KeptFalkorStore(KeptStore, Protocol):
@@ -39,11 +47,18 @@ class KeptFalkorStore(KeptStore, Protocol):
 
     def _open_vectors(self) -> None: ...
 
+    def counts(self) -> GraphCounts: ...
+
 
 class FalkorUpkeep(Upkeep):
     """``FalkorStore.upkeep``."""
 
     store: KeptFalkorStore
+
+    @cached_property
+    def gate(self) -> WriteGate:
+        """Every process's writes on the data directory, which a backup pauses."""
+        return WriteGate(self.store.server.home)
 
     def vector_index_entries(self) -> int:
         self.store.vectors.catch_up()
@@ -107,6 +122,27 @@ class FalkorUpkeep(Upkeep):
             return log.compact(min_bytes=0, growth=-1.0) if force else log.compact()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailableError(f"lost {self.store.describe()}: {exc}") from None
+
+    def writes(self) -> AbstractContextManager[None]:
+        return self.gate.writing()
+
+    def snapshot(self, path: Path, pause_timeout: float) -> GraphCounts:
+        """The server's snapshot to ``path`` and, beside it, the index beside the graph as this
+        process has it (a start brings it up to the graph, as every open does)."""
+
+        def counted() -> GraphCounts:
+            with self.store.reading_as(ADMIN_CALLER):
+                return self.store.counts()
+
+        counts = take_snapshot(
+            self.store.server, self.gate, path, pause_timeout=pause_timeout, counted=counted
+        )
+        self.store.vectors.save()
+        index = self.store.vectors.path
+        if index is not None and index.is_file():
+            shutil.copyfile(index, path.parent / index.name)
+            (path.parent / index.name).chmod(0o600)
+        return counts
 
     def _migrate_to_6(self) -> list[str]:
         if not index_passage_terms(self._run, self.store._indexes()):
