@@ -260,6 +260,16 @@ def test_metrics_readiness_and_request_ids(server: Server) -> None:
     assert audited[-1]["request_id"] == "trace-me-42"
 
 
+def metric_values(server: Server) -> dict[str, float]:
+    """``/metrics`` as {name with labels: value}."""
+    text = httpx.get(server.url + "/metrics", timeout=30).text
+    return {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line and not line.startswith("#")
+    }
+
+
 def test_the_servers_own_messages_as_json_lines(tmp_path: Path) -> None:
     """``KGP_LOG_FORMAT=json``: each message kgp serve writes is one JSON object (time, level,
     message, the request id of the request it is about, none at start)."""
@@ -343,12 +353,22 @@ def test_without_keys_requests_read_as_kgp_groups_and_only_the_operator_writes(
 def test_uploads_go_through_the_sync_with_the_keys_upload_groups(server: Server) -> None:
     note = b"The Aswan ferry timetable changes in October. Night ferries stop at Kom Ombo."
     broken = b"%PDF-1.7 this is not really a PDF"
+    before = metric_values(server)
     done = server.upload("alice", ("ferries.txt", note), ("broken.pdf", broken))
     assert done.status_code == 200, done.text
     body = done.json()
     assert body["added"] == ["upload:alice/ferries.txt"]
     assert [s["path"] for s in body["skipped"]] == ["upload:alice/broken.pdf"]
     assert str(server.data_dir) not in done.text, "no server path in the reasons"
+    after = metric_values(server)  # (other tests may write meanwhile: at least these)
+    assert (
+        after['kgp_documents_written_total{change="added"}']
+        >= before.get('kgp_documents_written_total{change="added"}', 0) + 1
+    )
+    assert after['kgp_documents_written_total{change="skipped"}'] >= 1
+    assert after["kgp_passages_written_total"] >= 1
+    assert after['kgp_write_seconds_count{kind="upload"}'] >= 1
+    assert after["kgp_writes_waiting"] >= 0
     again = server.upload("alice", ("ferries.txt", note)).json()
     assert again["unchanged"] == ["upload:alice/ferries.txt"]
     documents = {d["id"]: d["groups"] for d in server.get("/documents", "alice").json()}

@@ -7,6 +7,7 @@ caller reads nothing. A request for a document the caller may not read gets 404,
 not exist. Errors are JSON ``{"error": "..."}`` naming the problem; never a traceback."""
 
 import secrets
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -88,19 +89,20 @@ def create_app(
             settings.audit_keep_days,
         )
     )
+    limits = KeyLimits(
+        local.serve_requests_per_minute, local.serve_uploads_per_key, local.serve_write_queue
+    )
     app.add_middleware(
         Edge,
         keys=keys,
         refused=trail.refused,
-        limits=KeyLimits(
-            local.serve_requests_per_minute, local.serve_uploads_per_key, local.serve_write_queue
-        ),
+        limits=limits,
         body_stall_s=local.serve_body_stall_s,
         hosts=hosts,
         key_pattern=local.serve_key_pattern,
         upload_bytes=MAX_FILES * limit + 1024 * 1024,  # the files and their form's headers
     )
-    metrics = ServeMetrics(kg)
+    metrics = ServeMetrics(kg, writes_waiting=lambda: limits.writing)
     app.add_middleware(RequestIds, metrics=metrics, routes=lambda: app.routes)  # (outermost)
     add_routes(app, kg, metrics)
 
@@ -237,8 +239,10 @@ def create_app(
                     f"key {key.name!r} may remove only what it uploaded; removing other "
                     "documents needs the admin view",
                 )
+        started = time.perf_counter()
         with reading(ADMIN_CALLER):
             removed = kg.remove(doc_id)
+        metrics.wrote("remove", None, time.perf_counter() - started)
         kept = upload_file(uploads, doc_id)
         if kept is not None:  # an upload removed leaves no file behind
             kept.unlink(missing_ok=True)
@@ -259,9 +263,11 @@ def create_app(
             chosen = check_groups(change.groups, "groups")
         except ConfigurationError as exc:
             raise HttpError(422, str(exc)) from None
+        started = time.perf_counter()
         with reading(ADMIN_CALLER):
             if not kg.regroup(doc_id, chosen):
                 raise HttpError(404, f"no document {doc_id!r}")
+        metrics.wrote("regroup", None, time.perf_counter() - started)
         return {"id": doc_id, "groups": list(chosen)}
 
     @app.post("/documents")
@@ -311,6 +317,7 @@ def create_app(
         saved = save_uploads(file, names, uploads / key.name, limit)  # all or none
         with reading(ADMIN_CALLER):  # one sync for the whole request
             done = kg.add_files(saved, root=uploads, groups=chosen, id_prefix=UPLOAD_PREFIX)
+        metrics.wrote("upload", done, done.seconds)
         skipped = {s.path: s.reason for s in done.skipped}
         report: dict[str, Any] = {"added": [], "changed": [], "unchanged": [], "skipped": []}
         for path, doc_id in zip(saved, ids, strict=True):

@@ -105,6 +105,11 @@ class KeyLimits:
         self._writing = 0
         self._lock = threading.Lock()
 
+    @property
+    def writing(self) -> int:
+        """Writes in progress or waiting now."""
+        return self._writing
+
     def start_write(self) -> bool:
         """Whether one more write may wait its turn now (then :meth:`end_write`)."""
         with self._lock:

@@ -4,9 +4,11 @@ is loaded), and a request id on every answer (``X-Request-ID``, one a client sen
 plain token, else a new one), which the audit trail and the server's log lines carry.
 
 Metrics: requests and their seconds by endpoint (the route's path, never a document id), method
-and status; a retrieval's stages (seed, traverse, structure, fetch, total); and, read when
-scraped, the graph's documents and passages, the vector index's entries and whether the encoder
-is loaded. Counts only: nothing names a document or a question."""
+and status; a retrieval's stages (seed, traverse, structure, fetch, total); the writes the API
+made (documents by change, passages written, each write's seconds) and those in progress or
+waiting their turn; and, read when scraped, the graph's documents and passages, the vector
+index's entries and whether the encoder is loaded. Counts only: nothing names a document or a
+question."""
 
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response
 from kgp.access import ADMIN_CALLER
 from kgp.client import KnowledgeGraph
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from kgp.ingest.report import SyncReport
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from starlette.routing import Match
@@ -37,7 +40,7 @@ _REQUEST: ContextVar[str] = ContextVar("kgp_request_id", default="")
 class ServeMetrics:
     """The metrics of one app (a registry of its own: a process may hold several apps)."""
 
-    def __init__(self, kg: KnowledgeGraph) -> None:
+    def __init__(self, kg: KnowledgeGraph, writes_waiting: Callable[[], int]) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "kgp_requests",
@@ -59,7 +62,47 @@ class ServeMetrics:
             registry=self.registry,
             buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
         )
+        self.documents = Counter(
+            "kgp_documents_written",
+            "Documents the API's writes changed, by change (added, changed, removed, skipped).",
+            ["change"],
+            registry=self.registry,
+        )
+        self.passages = Counter(
+            "kgp_passages_written", "Passages the API's writes wrote.", registry=self.registry
+        )
+        self.writes = Histogram(
+            "kgp_write_seconds",
+            "Seconds of each write (an upload's sync, a removal, a regrouping), by kind.",
+            ["kind"],
+            registry=self.registry,
+            buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300),
+        )
+        waiting = Gauge(
+            "kgp_writes_waiting",
+            "Writes in progress or waiting their turn (KGP_SERVE_WRITE_QUEUE bounds them).",
+            registry=self.registry,
+        )
+        waiting.set_function(lambda: float(writes_waiting()))
         self.registry.register(_GraphCollector(kg))
+
+    def wrote(self, kind: str, report: SyncReport | None, seconds: float) -> None:
+        """A write of the API: ``report`` for an upload's sync, None for a removal or a
+        regrouping of one document."""
+        self.writes.labels(kind).observe(seconds)
+        if report is None:
+            if kind == "remove":
+                self.documents.labels("removed").inc()
+            return
+        for change, docs in (
+            ("added", report.added),
+            ("changed", report.changed),
+            ("removed", report.removed),
+            ("skipped", report.skipped),
+        ):
+            if docs:
+                self.documents.labels(change).inc(len(docs))
+        self.passages.inc(report.passages)
 
     def retrieved(self, timings: Mapping[str, float]) -> None:
         """A retrieval's stage timings (``Retrieval.timings``, milliseconds)."""
