@@ -163,12 +163,13 @@ def soak(root: Path, questions: list[str], clients: int, minutes: float) -> dict
 
         def writer() -> None:
             held: list[str] = []
+            run = time.strftime("%H%M%S")
             headers = {"Authorization": f"Bearer {keys['writer']}"}
             with httpx.Client(base_url=server.url, headers=headers) as http:
                 n = 0
                 while time.monotonic() < until:
                     n += 1
-                    name = f"soak-{n:05d}.md"
+                    name = f"soak-{run}-{n:05d}.md"  # (a run's own names: none is unchanged)
                     text = (
                         f"# Soak note {n}\n\nThe ferry of week {n} leaves pier {n % 7} at dawn.\n"
                     )
