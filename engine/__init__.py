@@ -19,6 +19,7 @@ os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
 # kgp.determinism.repeatable_kernels); read at cuBLAS's first use in the process
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
+from kgp.api import AsyncGraph, Graph
 from kgp.errors import (
     ConfigurationError,
     DocumentError,
@@ -44,9 +45,8 @@ def open(**overrides: Any) -> KnowledgeGraph:
 
 
 def connect(url: str, *, api_key: str | None = None) -> RemoteGraph:
-    """A graph served by ``kgp serve`` at ``url``, with the methods and result types of
-    :func:`open`'s graph (retrieve, ask, add, remove, documents, document, stats,
-    traces)."""
+    """A graph served by ``kgp serve`` at ``url``, with the methods, signatures and result
+    types of :func:`open`'s graph (:class:`kgp.api.Graph`)."""
     from kgp.remote import RemoteGraph
 
     return RemoteGraph(url, api_key=api_key)
@@ -71,8 +71,10 @@ def __getattr__(name: str) -> Any:
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncGraph",
     "ConfigurationError",
     "DocumentError",
+    "Graph",
     "KgpError",
     "KnowledgeGraph",
     "ModelMissingError",

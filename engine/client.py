@@ -191,13 +191,21 @@ class KnowledgeGraph(GraphWriting, Closing):
         return answer_from(retrieval, self.settings)
 
     def ask_stream(
-        self, question: str, k: int | None = None, **choices: str | None
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        scorer: str | None = None,
+        seeder: str | None = None,
+        order: str | None = None,
+        method: str | None = None,
     ) -> Iterator[str | Answer]:
         """``ask`` as the model writes: the reply's pieces as they come, then the Answer, last
         (only the Answer without a reader). Retrieval is done before this returns."""
         from kgp.agents.reader import answer_stream
 
-        return answer_stream(self.retrieve(question, k, **choices), self.settings)
+        found = self.retrieve(question, k, scorer=scorer, seeder=seeder, order=order, method=method)
+        return answer_stream(found, self.settings)
 
     @property
     def caller(self) -> Caller:

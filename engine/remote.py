@@ -67,8 +67,15 @@ def _checked(response: httpx.Response) -> Any:
     return response.json()
 
 
-def _query(question: str, k: int | None, options: dict[str, Any]) -> dict[str, Any]:
-    body = {"question": question, "k": k, **options}
+def _query(question: str, k: int | None, *choices: str | None) -> dict[str, Any]:
+    """A question's body: what is left unset is the server's setting."""
+    body = dict(
+        zip(
+            ("question", "k", "scorer", "seeder", "order", "method"),
+            (question, k, *choices),
+            strict=True,
+        )
+    )
     return {key: value for key, value in body.items() if value is not None}
 
 
@@ -133,7 +140,19 @@ def _report(body: dict[str, Any]) -> SyncReport:
         changed=list(body.get("changed", [])),
         unchanged=len(body.get("unchanged", [])),
         skipped=[Skipped(s["path"], s["reason"]) for s in body.get("skipped", [])],
+        passages=int(body.get("passages", 0)),
+        seconds=float(body.get("seconds", 0.0)),
     )
+
+
+def _uploaded(paths: tuple[str | Path, ...], root: str | Path | None) -> list[Path]:
+    if root is not None:
+        raise ConfigurationError(
+            "root: a served graph names an upload by its key and file name; leave root out"
+        )
+    if not paths:
+        raise DocumentError("add: give one file or more")
+    return [Path(p) for p in paths]
 
 
 def _document_path(doc_id: str) -> str:
@@ -171,18 +190,47 @@ class RemoteGraph(Closing):
         except httpx.HTTPError as exc:
             raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
 
-    def retrieve(self, question: str, k: int | None = None, **options: Any) -> Retrieval:
-        return _retrieval(self._call("POST", "/retrieve", json=_query(question, k, options)))
+    def retrieve(
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        scorer: str | None = None,
+        seeder: str | None = None,
+        order: str | None = None,
+        method: str | None = None,
+    ) -> Retrieval:
+        return _retrieval(
+            self._call("POST", "/retrieve", json=_query(question, k, scorer, seeder, order, method))
+        )
 
-    def ask(self, question: str, k: int | None = None, **options: Any) -> Answer:
-        return _answer(self._call("POST", "/ask", json=_query(question, k, options)))
+    def ask(
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        scorer: str | None = None,
+        seeder: str | None = None,
+        order: str | None = None,
+        method: str | None = None,
+    ) -> Answer:
+        return _answer(
+            self._call("POST", "/ask", json=_query(question, k, scorer, seeder, order, method))
+        )
 
     def ask_stream(
-        self, question: str, k: int | None = None, **options: Any
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        scorer: str | None = None,
+        seeder: str | None = None,
+        order: str | None = None,
+        method: str | None = None,
     ) -> Iterator[str | Answer]:
         """``ask`` as the model writes: the reply's pieces as they come, then the Answer, last
         (as ``KnowledgeGraph.ask_stream``)."""
-        body = {**_query(question, k, options), "stream": True}
+        body = {**_query(question, k, scorer, seeder, order, method), "stream": True}
         try:
             with self._http.stream("POST", "/ask", json=body) as response:
                 if response.status_code >= 400:
@@ -196,14 +244,23 @@ class RemoteGraph(Closing):
         except httpx.HTTPError as exc:
             raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
 
-    def add(self, *paths: str | Path, groups: Iterable[str] | None = None) -> SyncReport:
+    def add(
+        self,
+        *paths: str | Path,
+        root: str | Path | None = None,
+        groups: Iterable[str] | None = None,
+    ) -> SyncReport:
         """Upload files; each becomes ``upload:<key name>/<file name>`` with the key's upload
         groups, or ``groups`` when they are among the key's own."""
-        files = _files([Path(p) for p in paths])
+        files = _files(_uploaded(paths, root))
         return _report(self._call("POST", "/documents", files=files, data=_groups(groups)))
 
     def remove(self, doc_id: str) -> bool:
-        return bool(self._call("DELETE", _document_path(doc_id))["removed"])
+        """As ``KnowledgeGraph.remove``: False when there is none the caller may see."""
+        try:
+            return bool(self._call("DELETE", _document_path(doc_id))["removed"])
+        except DocumentError:
+            return False
 
     def documents(self) -> list[DocumentSummary]:
         return _documents(self._call("GET", "/documents"))
@@ -245,17 +302,50 @@ class AsyncRemoteGraph:
         except httpx.HTTPError as exc:
             raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
 
-    async def retrieve(self, question: str, k: int | None = None, **options: Any) -> Retrieval:
-        return _retrieval(await self._call("POST", "/retrieve", json=_query(question, k, options)))
+    async def retrieve(
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        scorer: str | None = None,
+        seeder: str | None = None,
+        order: str | None = None,
+        method: str | None = None,
+    ) -> Retrieval:
+        return _retrieval(
+            await self._call(
+                "POST", "/retrieve", json=_query(question, k, scorer, seeder, order, method)
+            )
+        )
 
-    async def ask(self, question: str, k: int | None = None, **options: Any) -> Answer:
-        return _answer(await self._call("POST", "/ask", json=_query(question, k, options)))
+    async def ask(
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        scorer: str | None = None,
+        seeder: str | None = None,
+        order: str | None = None,
+        method: str | None = None,
+    ) -> Answer:
+        return _answer(
+            await self._call(
+                "POST", "/ask", json=_query(question, k, scorer, seeder, order, method)
+            )
+        )
 
     async def ask_stream(
-        self, question: str, k: int | None = None, **options: Any
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        scorer: str | None = None,
+        seeder: str | None = None,
+        order: str | None = None,
+        method: str | None = None,
     ) -> AsyncIterator[str | Answer]:
         """``RemoteGraph.ask_stream`` with ``async for``."""
-        body = {**_query(question, k, options), "stream": True}
+        body = {**_query(question, k, scorer, seeder, order, method), "stream": True}
         try:
             async with self._http.stream("POST", "/ask", json=body) as response:
                 if response.status_code >= 400:
@@ -271,12 +361,20 @@ class AsyncRemoteGraph:
         except httpx.HTTPError as exc:
             raise StoreUnavailableError(f"{self.url}: cannot reach kgp serve ({exc})") from None
 
-    async def add(self, *paths: str | Path, groups: Iterable[str] | None = None) -> SyncReport:
-        files = _files([Path(p) for p in paths])
+    async def add(
+        self,
+        *paths: str | Path,
+        root: str | Path | None = None,
+        groups: Iterable[str] | None = None,
+    ) -> SyncReport:
+        files = _files(_uploaded(paths, root))
         return _report(await self._call("POST", "/documents", files=files, data=_groups(groups)))
 
     async def remove(self, doc_id: str) -> bool:
-        return bool((await self._call("DELETE", _document_path(doc_id)))["removed"])
+        try:
+            return bool((await self._call("DELETE", _document_path(doc_id)))["removed"])
+        except DocumentError:
+            return False
 
     async def documents(self) -> list[DocumentSummary]:
         return _documents(await self._call("GET", "/documents"))

@@ -5,7 +5,9 @@ a client's syncs run one at a time."""
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -205,25 +207,36 @@ class GraphWriting:
 
     def add(
         self,
-        path: str | Path,
-        *,
+        *paths: str | Path,
         root: str | Path | None = None,
         groups: Iterable[str] | None = None,
     ) -> SyncReport:
-        """Add or replace one file; its id is its path relative to ``root`` (default: its
-        folder, so the id is the file name). ``groups`` says who may read it (default: what
-        the access files under ``root`` say, else ``KGP_DEFAULT_GROUPS``); a file whose content
-        is unchanged gets the new groups without being embedded again."""
+        """Add or replace files; each id is its path relative to ``root`` (default: the files'
+        common folder, so one file's id is its name). ``groups`` says who may read them
+        (default: what the access files under ``root`` say, else ``KGP_DEFAULT_GROUPS``); a
+        file whose content is unchanged gets the new groups without being embedded again. A
+        file that does not exist, or one file alone that cannot be read, raises
+        :class:`DocumentError`; of several, those that cannot be read are listed under the
+        report's ``skipped``."""
         from kgp.ingest.readers import supported_suffixes
         from kgp.ingest.report import SyncReport
 
-        file = Path(path)
-        base = Path(root) if root is not None else file.parent
-        if not file.is_file():
-            raise DocumentError(f"{file}: no such file")
+        files = [Path(path) for path in paths]
+        if not files:
+            raise DocumentError("add: give one file or more")
+        for file in files:
+            if not file.is_file():
+                raise DocumentError(f"{file}: no such file")
+        if root is not None:
+            base = Path(root)
+        else:
+            base = Path(os.path.commonpath([file.absolute().parent for file in files]))
+            files = [file.absolute() for file in files]
+        if len(files) > 1:
+            return self.add_files(files, root=base, groups=groups)
         report = SyncReport()
         with self._one_syncer() as syncer:
-            found = syncer.candidates([file], base, report, groups=groups)
+            found = syncer.candidates(files, base, report, groups=groups)
             if found:
                 return self._sync_found(syncer, found, report)
         reason = (
@@ -231,7 +244,7 @@ class GraphWriting:
             if report.skipped
             else f"unsupported format; kgp reads {', '.join(supported_suffixes())}"
         )
-        raise DocumentError(f"{file}: {reason}")
+        raise DocumentError(f"{files[0]}: {reason}")
 
     def add_files(
         self,
@@ -255,11 +268,13 @@ class GraphWriting:
             return self._sync_found(syncer, found, report)
 
     def _sync_found(self, syncer: Syncer, found: list[Candidate], report: SyncReport) -> SyncReport:
+        started = time.perf_counter()
         if found:
             try:
                 syncer.sync_candidates(found, report)
             finally:
                 self._changed()
+        report.seconds = round(report.seconds + time.perf_counter() - started, 3)
         return report
 
     def regroup(self, doc_id: str, groups: Iterable[str]) -> bool:

@@ -320,6 +320,7 @@ def create_app(
         metrics.wrote("upload", done, done.seconds)
         skipped = {s.path: s.reason for s in done.skipped}
         report: dict[str, Any] = {"added": [], "changed": [], "unchanged": [], "skipped": []}
+        report.update(passages=done.passages, seconds=round(done.seconds, 3))
         for path, doc_id in zip(saved, ids, strict=True):
             if doc_id in skipped:  # the broken file is not kept (the graph keeps any earlier one)
                 path.unlink(missing_ok=True)
