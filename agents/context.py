@@ -23,21 +23,26 @@ if TYPE_CHECKING:
 QUESTION_VECTORS = 256  # question vectors remembered (the seeder, scorer and order share one)
 
 
+def _default(name: str) -> Any:
+    return Settings.model_fields[name].default
+
+
 @dataclass(frozen=True, slots=True)
 class RetrievalConfig:
     """How to retrieve. ``models`` gives the model paths, the chat endpoint and GNN-Ret's
     parameters (the settings, themselves frozen); without it only the scorers and methods that
     need none of them can run."""
 
-    method: str = "kgp"  # kgp.names.METHODS
-    scorer: str = "tfidf"  # kgp.names.SCORERS
-    seeder: str = "hybrid"  # kgp.names.SEEDERS
-    order: str = "learned"  # kgp.names.ORDERS; for GNN-Ret, its own ranking ("visit")
-    seeds: int = 10
-    branching: int = 3
+    # the defaults are the settings' (defined there once)
+    method: str = _default("method")  # kgp.names.METHODS
+    scorer: str = _default("scorer")  # kgp.names.SCORERS
+    seeder: str = _default("seeder")  # kgp.names.SEEDERS
+    order: str = _default("order")  # kgp.names.ORDERS; for GNN-Ret, its own ranking ("visit")
+    seeds: int = _default("seeds")
+    branching: int = _default("branching")
     kinds: tuple[EdgeKind, ...] = tuple(EdgeKind)
     neighbour_limit: int = 30
-    max_df: int = 50
+    max_df: int = _default("keyword_max_df")
     models: Settings | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:

@@ -8,8 +8,10 @@ environment itself.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
+import tomllib
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -52,6 +54,19 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("kgp", appauthor=False))
 
 
+GROUPS = ("store", "models", "ingest", "retrieval", "access", "serving")
+
+
+def _setting(group: str, description: str, default: Any = ..., **rules: Any) -> Any:
+    """A settings field with its group and its one description (docs/settings.md is made
+    from them: ``python -m kgp.cli.reference``)."""
+    if group not in GROUPS:
+        raise ValueError(group)
+    if "default_factory" not in rules:
+        rules["default"] = default
+    return Field(description=description, json_schema_extra={"group": group}, **rules)
+
+
 class Settings(BaseSettings):
     """Everything kgp can be configured with. Secrets are ``SecretStr`` and never printed."""
 
@@ -64,88 +79,190 @@ class Settings(BaseSettings):
         toml_file="kgp.toml",
     )
 
-    store: StoreKind = StoreKind.EMBEDDED
-    data_dir: Path = Field(default_factory=default_data_dir)
-    graph: str = "kgp"
-    # how long an open waits for the embedded server to load a large graph (seconds; it reports
-    # how far it is every 15 s); past it the open fails in one line and the load goes on
-    load_timeout: float = Field(default=3600.0, gt=0)
+    # -- store ------------------------------------------------------------------------------
+    store: StoreKind = _setting(
+        "store", "`embedded` (FalkorDB in the data directory) or `neo4j`.", StoreKind.EMBEDDED
+    )
+    data_dir: Path = _setting(
+        "store",
+        "The data directory: the embedded store, the audit trail, uploads, evaluation results.",
+        default_factory=default_data_dir,
+    )
+    graph: str = _setting("store", "The graph's name in the store.", "kgp")
+    load_timeout: float = _setting(
+        "store",
+        "Seconds an open waits for the embedded server to load a large graph, saying how far "
+        "it is every 15 s; past it the open fails in one line and the load goes on.",
+        3600.0,
+        gt=0,
+    )
+    neo4j_uri: str = _setting("store", "Neo4j's address.", "neo4j://localhost:7687")
+    neo4j_user: str = _setting("store", "Neo4j's user.", "neo4j")
+    neo4j_password: SecretStr = _setting(
+        "store", "Neo4j's password (never printed).", SecretStr("")
+    )
+    neo4j_database: str = _setting("store", "Neo4j's database.", "neo4j")
 
-    neo4j_uri: str = "neo4j://localhost:7687"
-    neo4j_user: str = "neo4j"
-    neo4j_password: SecretStr = SecretStr("")
-    neo4j_database: str = "neo4j"
+    # -- models -----------------------------------------------------------------------------
+    encoder: str | None = _setting(
+        "models",
+        "The sentence encoder: unset, the graph's own (recorded at its first sync), and for a "
+        "new graph the shipped `kgp-traversal`; else a model name or directory.",
+        None,
+    )
+    device: Device = _setting(
+        "models",
+        "`auto`, `cpu` or `cuda`; a vector differs in its last bits between a CPU and a GPU, so "
+        "keep one device per graph.",
+        Device.AUTO,
+    )
+    llm_base_url: str | None = _setting(
+        "models", "An OpenAI-compatible endpoint for answers (`kgp ask`) and the llm scorer.", None
+    )
+    llm_model: str | None = _setting("models", "The chat model's name at that endpoint.", None)
+    llm_api_key: SecretStr = _setting(
+        "models", "The endpoint's key (never printed).", SecretStr("")
+    )
+    llm_timeout: float = _setting("models", "Seconds per chat request.", 60.0, gt=0)
+    llm_retries: int = _setting(
+        "models", "Tries after the first, with backoff, on rate limits and errors.", 4, ge=0, le=20
+    )
+    llm_context_tokens: int = _setting("models", "The reader's context budget.", 6000, ge=256)
+    llm_answer_tokens: int = _setting("models", "The longest answer asked for.", 256, ge=1)
+    mdr_model: str | None = _setting(
+        "models",
+        "The mdr scorer's model directory (`kgp train mdr`); unset, the shipped kgp-traversal.",
+        None,
+    )
+    t5_model: str | None = _setting(
+        "models", "The t5 scorer's seq2seq model directory (`kgp train t5`).", None
+    )
+    gnn_params: str | None = _setting(
+        "models", "GNN-Ret's fitted parameters (`kgp train gnn`); unset, α 0.5, β 0.9.", None
+    )
+    rgnn_steps: int = _setting("models", "RGNN-Ret's sub-question limit.", 4, ge=1, le=20)
 
-    # unset: the graph's own encoder (recorded at its first sync), and for a new graph kgp's
-    # shipped model, kgp-traversal (kgp.model); else a model name or directory
-    encoder: str | None = None
-    device: Device = Device.AUTO
+    # -- ingest -----------------------------------------------------------------------------
+    passage_mode: PassageMode = _setting(
+        "ingest", "How text becomes passages: `sentence` or `window`.", PassageMode.SENTENCE
+    )
+    window_chars: int = _setting(
+        "ingest", "A window's characters (and a long passage's).", 250, ge=50, le=10_000
+    )
+    window_overlap: int = _setting("ingest", "Characters two windows share.", 50, ge=0, le=5_000)
+    max_passage_chars: int = _setting(
+        "ingest",
+        "A longer passage (a line without sentence ends) is cut into windows.",
+        8_000,
+        ge=100,
+    )
+    keywords_per_passage: int = _setting(
+        "ingest", "Keywords linked from each passage.", 5, ge=0, le=100
+    )
+    keyword_max_df: int = _setting(
+        "ingest", "A keyword in more passages than this links none of them.", 50, ge=1
+    )
+    knn_k: int = _setting("ingest", "SIMILAR neighbours of each passage.", 5, ge=0, le=100)
+    embed_batch: int = _setting("ingest", "Passages encoded at once.", 64, ge=1, le=4096)
+    max_file_mb: float = _setting(
+        "ingest", "A larger file is skipped (and a larger upload refused).", 20.0, gt=0
+    )
+    max_removal_share: float = _setting(
+        "ingest",
+        "A sync that would remove every document, or more than this share of 10 or more, is "
+        "refused unless allowed (`kgp sync --allow-removal`).",
+        0.5,
+        ge=0.0,
+        le=1.0,
+    )
+    tables: bool = _setting("ingest", "Read tables of PDFs as tables.", True)
 
-    llm_base_url: str | None = None
-    llm_model: str | None = None
-    llm_api_key: SecretStr = SecretStr("")
-    llm_timeout: float = Field(default=60.0, gt=0)  # seconds per request
-    llm_retries: int = Field(default=4, ge=0, le=20)  # after the first try, with backoff
-    llm_context_tokens: int = Field(default=6000, ge=256)  # the reader's context budget
-    llm_answer_tokens: int = Field(default=256, ge=1)
+    # -- access -----------------------------------------------------------------------------
+    default_groups: Annotated[tuple[str, ...], NoDecode] = _setting(
+        "access",
+        "The access groups of a document no access file or call names (comma-separated).",
+        DEFAULT_GROUPS,
+    )
+    groups: Annotated[tuple[str, ...] | None, NoDecode] = _setting(
+        "access",
+        "Who reads (comma-separated; `*` the admin view of every document); unset, a caller in "
+        "the default groups, never the admin view.",
+        None,
+    )
 
-    mdr_model: str | None = None  # a sentence-transformers directory (kgp train writes one)
-    gnn_params: str | None = None  # GNN-Ret's fitted α (kgp train gnn); defaults without
-    rgnn_steps: int = Field(default=4, ge=1, le=20)  # RGNN-Ret's sub-question limit
-    t5_model: str | None = None  # a seq2seq model directory
+    # -- serving ----------------------------------------------------------------------------
+    serve_keys: Path | None = _setting(
+        "serving",
+        "`kgp serve`'s API keys file (`kgp key NAME --groups G --keys FILE`), read again when "
+        "it changes; unset, loopback only and no keys.",
+        None,
+    )
+    serve_hosts: Annotated[tuple[str, ...], NoDecode] = _setting(
+        "serving",
+        "Host names requests may address besides the one it listens on (comma-separated); a "
+        "server listening on every address answers any name unless some are given.",
+        (),
+    )
+    serve_key_pattern: str = _setting(
+        "serving",
+        "What an API key looks like; anything else is refused before it is hashed.",
+        r"kgp_[A-Za-z0-9_-]{43}",
+    )
+    serve_requests_per_minute: int = _setting(
+        "serving",
+        "Requests one API key may send a minute before 429 with Retry-After (0: no limit).",
+        600,
+        ge=0,
+    )
+    serve_uploads_per_key: int = _setting(
+        "serving", "Uploads one API key may have in progress at once.", 2, ge=1, le=100
+    )
+    serve_write_queue: int = _setting(
+        "serving",
+        "Uploads, removals and regroupings of every key in progress or waiting their turn "
+        "(they run one at a time); past it 503 with Retry-After.",
+        16,
+        ge=1,
+    )
+    serve_body_stall_s: float = _setting(
+        "serving",
+        "Seconds a request's body may stop arriving before the answer is 408.",
+        30.0,
+        gt=0,
+    )
+    audit_max_mb: float = _setting(
+        "serving", "The audit trail's file size before it is set aside.", 10.0, gt=0
+    )
+    audit_keep_days: float = _setting(
+        "serving", "Days the audit files set aside are kept.", 90.0, gt=0
+    )
+    log_format: Literal["text", "json"] = _setting(
+        "serving",
+        "`kgp serve`'s own messages on stderr: `text`, or `json` (one object a line: time, "
+        "level, message, request id).",
+        "text",
+    )
 
-    passage_mode: PassageMode = PassageMode.SENTENCE
-    window_chars: int = Field(default=250, ge=50, le=10_000)
-    window_overlap: int = Field(default=50, ge=0, le=5_000)
-    # a longer passage (a line without sentence ends) is cut into windows of window_chars
-    max_passage_chars: int = Field(default=8_000, ge=100)
-    keywords_per_passage: int = Field(default=5, ge=0, le=100)
-    keyword_max_df: int = Field(default=50, ge=1)
-    knn_k: int = Field(default=5, ge=0, le=100)
-    embed_batch: int = Field(default=64, ge=1, le=4096)
-    max_file_mb: float = Field(default=20.0, gt=0)
-    # a sync that would remove every document, or more than this share of 10 or more, is
-    # refused unless allowed (kgp sync --allow-removal)
-    max_removal_share: float = Field(default=0.5, ge=0.0, le=1.0)
-    tables: bool = True
-    # the access groups of a document no rule names (KGP_DEFAULT_GROUPS=public,staff)
-    default_groups: Annotated[tuple[str, ...], NoDecode] = DEFAULT_GROUPS
-    # who reads (KGP_GROUPS=hr,staff; * for the admin view of every document); unset: a
-    # caller in the default groups, never the admin view
-    groups: Annotated[tuple[str, ...] | None, NoDecode] = None
-    # kgp serve: the API keys file (kgp key NAME --groups G); unset, loopback only, no keys
-    serve_keys: Path | None = None
-    # kgp serve: host names requests may address besides the one it listens on
-    # (KGP_SERVE_HOSTS=kb.example.com); a server listening on every address answers any
-    # name unless some are given here
-    serve_hosts: Annotated[tuple[str, ...], NoDecode] = ()
-    # kgp serve: what an API key looks like; anything else is refused before it is hashed
-    serve_key_pattern: str = r"kgp_[A-Za-z0-9_-]{43}"
-    # kgp serve: requests one API key may send a minute (0: no limit), and its uploads at once
-    serve_requests_per_minute: int = Field(default=600, ge=0)
-    serve_uploads_per_key: int = Field(default=2, ge=1, le=100)
-    # kgp serve: writes (uploads, removals, regroupings) of every key in progress or waiting
-    # their turn (they run one at a time); past it, 503 with Retry-After
-    serve_write_queue: int = Field(default=16, ge=1)
-    # kgp serve: how long a request's body may stop arriving before the answer is 408
-    serve_body_stall_s: float = Field(default=30.0, gt=0)
-    # the audit trail (kgp.audit): a file's size before it is set aside, and how long those
-    # set aside are kept
-    audit_max_mb: float = Field(default=10.0, gt=0)
-    audit_keep_days: float = Field(default=90.0, gt=0)
-    # kgp serve's own messages on stderr: text, or one JSON object a line (time, level,
-    # message, the request id of the request it is about)
-    log_format: Literal["text", "json"] = "text"
-
-    budget: int = Field(default=DEFAULT_K, ge=1, le=10_000)
-    seeds: int = Field(default=10, ge=1, le=1_000)
-    branching: int = Field(default=3, ge=1, le=100)
-    # chosen on train/ by tests/bench/retrieval_bench.py (README, Retrieval)
-    seeder: str = "hybrid"  # one of kgp.names.SEEDERS
-    scorer: str = "tfidf"  # one of kgp.names.SCORERS
-    order: str = "learned"  # one of kgp.names.ORDERS: the final order of the passages
-    # kgp: Algorithm 1; gnn / rgnn: GNN-Ret / RGNN-Ret over the same graph
-    method: str = "kgp"  # one of kgp.names.METHODS
+    # -- retrieval (chosen on train/: docs/benchmarks.md) ------------------------------------
+    budget: int = _setting(
+        "retrieval", "Passages a question retrieves (`--k`).", DEFAULT_K, ge=1, le=10_000
+    )
+    seeds: int = _setting(
+        "retrieval", "Seed passages the traversal starts from.", 10, ge=1, le=1_000
+    )
+    branching: int = _setting(
+        "retrieval", "Neighbours the traversal follows from each passage.", 3, ge=1, le=100
+    )
+    seeder: str = _setting("retrieval", "How seeds are found (`kgp.names.SEEDERS`).", "hybrid")
+    scorer: str = _setting("retrieval", "How neighbours are scored (`kgp.names.SCORERS`).", "tfidf")
+    order: str = _setting(
+        "retrieval", "The final order of the passages (`kgp.names.ORDERS`).", "learned"
+    )
+    method: str = _setting(
+        "retrieval",
+        "`kgp` (Algorithm 1), or `gnn` / `rgnn` (GNN-Ret / RGNN-Ret over the same graph).",
+        "kgp",
+    )
 
     @field_validator("seeder", "scorer", "order", "method", mode="after")
     @classmethod
@@ -242,8 +359,27 @@ def redact_url(url: str) -> str:
     return _SECRET_QUERY.sub(r"\1***", _USERINFO.sub(userinfo, url))
 
 
+def check_name(name: str, what: str) -> None:
+    """Refuse a name that is no setting, with the closest one that is."""
+    if name in Settings.model_fields:
+        return
+    close = difflib.get_close_matches(name.lower(), Settings.model_fields, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else "; see the settings table in the README"
+    raise ConfigurationError(f"unknown {what} {name!r}{hint}")
+
+
 def load_settings(**overrides: Any) -> Settings:
-    """Read the settings once; invalid values become one-line :class:`ConfigurationError`."""
+    """Read the settings once; invalid values, and names that are no setting (given here or in
+    the settings file), become one-line :class:`ConfigurationError`."""
+    for name in overrides:
+        check_name(name, "setting")
+    config = Path(os.environ.get("KGP_CONFIG", "kgp.toml"))
+    try:
+        filed = tomllib.loads(config.read_text(encoding="utf-8")) if config.is_file() else {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigurationError(f"{config}: cannot read kgp's settings file ({exc})") from None
+    for name in filed:
+        check_name(name, f"setting in {config}")
     try:
         return Settings(**overrides)
     except ValidationError as exc:

@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from kgp import open as kgp_open
 from kgp.cli import app
+from kgp.errors import ConfigurationError
 from kgp.stores import FalkorStore
 from typer.main import get_command
 from typer.testing import CliRunner
@@ -58,12 +60,14 @@ def test_stats_json_on_a_graph(data_dir: Path) -> None:
 
 
 def test_stats_on_an_empty_data_dir(data_dir: Path) -> None:
+    data_dir.mkdir()
     done = kgp("--data-dir", str(data_dir), "stats", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"labels": {}, "relationships": {}, "groups": {}}
 
 
 def test_trace_reports_queries(data_dir: Path) -> None:
+    data_dir.mkdir()
     done = kgp("--data-dir", str(data_dir), "--trace", "stats", "--json")
     assert "trace count_labels" in done.stderr  # the graph's counts: the caller reads all
     assert "trace readable_trace_counts" in done.stderr  # and the traces of its groups (public)
@@ -308,3 +312,88 @@ def test_a_watched_sync_that_failed_is_one_line_and_watching_goes_on(
     _show(failed, as_json=False, out=Console())
     said = capsys.readouterr().err.strip()
     assert said.startswith(f"kgp: sync failed: {failed}") and "watching on" in said
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("stats",),
+        ("retrieve", "Who manages Alder Creek?"),
+        ("ask", "Who manages Alder Creek?"),
+        ("export", "out"),
+        ("maintain",),
+        ("backup", "copy"),
+        ("remove", "stations.md"),
+    ],
+)
+def test_a_read_command_refuses_a_data_dir_that_does_not_exist(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """A mistyped --data-dir is said, not made: the command stops in one line naming it."""
+    typo = tmp_path / "kb-typo"
+    args = [str(tmp_path / a) if a in ("out", "copy") else a for a in command]
+    done = kgp("--data-dir", str(typo), *args)
+    assert done.returncode == 1, done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"data directory {typo} does not exist" in lines[0]
+    assert f"kgp --data-dir {typo} sync FOLDER" in lines[0]
+    assert not typo.exists()
+
+
+def test_no_passages_says_whether_the_graph_is_empty_or_unreadable(tmp_path: Path) -> None:
+    from tests.test_examples import EXAMPLES
+
+    data_dir = tmp_path / "kb"
+    data_dir.mkdir()
+    empty = kgp("--data-dir", str(data_dir), "retrieve", "Who manages Alder Creek?")
+    assert empty.returncode == 0, empty.stderr
+    assert f"the graph in data directory {data_dir} is empty" in empty.stdout
+    assert kgp("--data-dir", str(data_dir), "--quiet", "sync", str(EXAMPLES)).returncode == 0
+    hidden = kgp("--data-dir", str(data_dir), "--groups", "hr", "retrieve", "Alder Creek?")
+    assert hidden.returncode == 0, hidden.stderr
+    assert "groups hr may read none of the documents in data directory" in hidden.stdout
+    stats = kgp("--data-dir", str(data_dir), "stats")  # (the title wraps the path anywhere)
+    assert "".join(f"kgp graph in data directory {data_dir}".split()) in "".join(
+        stats.stdout.split()
+    )
+
+
+def test_add_and_remove_documents_by_name(tmp_path: Path) -> None:
+    from tests.test_examples import EXAMPLES
+
+    data_dir = tmp_path / "kb"
+    files = [str(EXAMPLES / "stations.md"), str(EXAMPLES / "maintenance.md")]
+    added = kgp("--data-dir", str(data_dir), "add", *files, "--readable-by", "ops", "--json")
+    assert added.returncode == 0, added.stderr
+    assert sorted(json.loads(added.stdout)["added"]) == ["maintenance.md", "stations.md"]
+    listed = kgp("--data-dir", str(data_dir), "--groups", "*", "stats", "--json")
+    assert json.loads(listed.stdout)["groups"] == {"ops": 2}
+    again = kgp("--data-dir", str(data_dir), "add", files[0], "--readable-by", "ops")
+    assert again.returncode == 0 and "unchanged 1" in again.stdout
+    missing = kgp("--data-dir", str(data_dir), "remove", "stations.md", "nothing.md")
+    assert missing.returncode == 1
+    assert missing.stderr.strip() == (
+        f"kgp: error: no document 'nothing.md' in data directory {data_dir}; nothing removed "
+        "(an id is the path relative to the synced folder)"
+    )
+    reader = kgp("--data-dir", str(data_dir), "--groups", "ops", "remove", "stations.md")
+    assert reader.returncode == 1 and "changes the graph for every reader" in reader.stderr
+    removed = kgp("--data-dir", str(data_dir), "remove", "stations.md")
+    assert removed.returncode == 0 and removed.stdout.strip() == "removed 1 document: stations.md"
+    left = kgp("--data-dir", str(data_dir), "--groups", "*", "stats", "--json")
+    assert json.loads(left.stdout)["groups"] == {"ops": 1}
+    nothing = kgp("--data-dir", str(data_dir), "add", str(tmp_path / "no.md"))
+    assert nothing.returncode == 1 and "no.md: no such file" in nothing.stderr
+
+
+def test_unknown_settings_are_refused_with_the_closest_name(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="unknown setting 'budjet'; did you mean 'budget'"):
+        kgp_open(data_dir=tmp_path / "kb", budjet=3)
+    assert not (tmp_path / "kb").exists()
+    config = tmp_path / "kgp.toml"
+    config.write_text('data_dir = "kb"\nscorrer = "tfidf"\n')
+    done = kgp("--data-dir", str(tmp_path / "kb"), "stats", env={"KGP_CONFIG": str(config)})
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        f"kgp: error: unknown setting in {config} 'scorrer'; did you mean 'scorer'?"
+    )

@@ -77,5 +77,5 @@ def test_invalid_value_is_one_line_naming_the_variable(monkeypatch: pytest.Monke
 
 def test_broken_toml_is_a_configuration_error(tmp_path: Path) -> None:
     (tmp_path / "kgp.toml").write_text("store = \n")
-    with pytest.raises(ConfigurationError, match="cannot read kgp settings"):
+    with pytest.raises(ConfigurationError, match=r"kgp\.toml: cannot read kgp's settings file"):
         load_settings()

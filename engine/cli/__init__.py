@@ -23,9 +23,9 @@ from kgp.cli.maintain import maintain
 from kgp.cli.query import ask, retrieve
 from kgp.cli.serve import key, serve
 from kgp.cli.stats import stats
-from kgp.cli.sync import sync
+from kgp.cli.sync import add, remove, sync
 from kgp.cli.train import train_app
-from kgp.settings import StoreKind
+from kgp.settings import StoreKind, default_data_dir
 
 __all__ = ["app", "main"]
 
@@ -43,7 +43,11 @@ app = typer.Typer(
 def main_options(
     ctx: typer.Context,
     data_dir: Annotated[
-        Path | None, typer.Option(help="Data directory of the embedded store (KGP_DATA_DIR).")
+        Path | None,
+        typer.Option(
+            help="Data directory of the embedded store (KGP_DATA_DIR; default "
+            f"{str(default_data_dir()).replace(str(Path.home()), '~', 1)})."
+        ),
     ] = None,
     store: Annotated[
         StoreKind | None, typer.Option(help="Graph store: embedded or neo4j (KGP_STORE).")
@@ -76,6 +80,8 @@ def main_options(
 
 app.command()(stats)
 app.command()(sync)
+app.command()(add)
+app.command()(remove)
 app.command()(maintain)
 app.command()(export)
 app.command()(audit)

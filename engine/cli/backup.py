@@ -29,7 +29,7 @@ def backup(
 
     state: Context = ctx.obj
     try:
-        with state.open(state.settings()) as kg:
+        with state.open(state.settings(), reading=True) as kg:
             report = take_backup(kg, dest)
     except KgpError as exc:
         raise fail(str(exc)) from None

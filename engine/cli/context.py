@@ -10,7 +10,15 @@ from typing import Any
 from kgp.cli.output import err
 from kgp.client import KnowledgeGraph, QueryEvent, Tracer, summarise
 from kgp.client import open as open_graph
-from kgp.settings import Settings, load_settings
+from kgp.errors import ConfigurationError
+from kgp.settings import Settings, StoreKind, load_settings, redact_url
+
+
+def data_home(settings: Settings) -> str:
+    """Where the graph lives, in words: its data directory, or its Neo4j server."""
+    if settings.store is StoreKind.EMBEDDED:
+        return f"data directory {settings.data_dir}"
+    return f"Neo4j at {redact_url(settings.neo4j_uri)}"
 
 
 @dataclass
@@ -22,9 +30,17 @@ class Context:
     def settings(self) -> Settings:
         return load_settings(**self.overrides)
 
-    def open(self, settings: Settings) -> KnowledgeGraph:
+    def open(self, settings: Settings, *, reading: bool = False) -> KnowledgeGraph:
         """The graph of ``settings`` (loaded once by the command), traced with ``--trace``;
-        unless ``--quiet``, a long load or index build is reported on stderr."""
+        unless ``--quiet``, a long load or index build is reported on stderr. ``reading``: a
+        command that only reads refuses a data directory that does not exist (a mistyped
+        ``--data-dir``) instead of making an empty one."""
+        if reading and settings.store is StoreKind.EMBEDDED and not settings.data_dir.exists():
+            raise ConfigurationError(
+                f"data directory {settings.data_dir} does not exist; give the one you synced "
+                "(--data-dir or KGP_DATA_DIR), or sync into it first: "
+                f"kgp --data-dir {settings.data_dir} sync FOLDER"
+            )
         waiting = None if self.quiet else self._waiting
         return open_graph(settings=settings, tracer=self.tracer(), on_wait=waiting)
 

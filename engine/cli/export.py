@@ -63,7 +63,7 @@ def export(
                 "directory's operator) or with --groups '*', and choose with --readable-by"
             )
         groups = check_groups(readable_by.split(","), "--readable-by") if readable_by else None
-        with state.open(settings) as kg:
+        with state.open(settings, reading=True) as kg:
             snap = snapshot(kg.store, groups)
         if to is ExportFormat.CSV:
             files = write_csv(snap, Path(dest))

@@ -41,7 +41,8 @@ def maintain(
 
     state: Context = ctx.obj
     try:
-        with state.open(state.settings()) as kg:  # the admin view, or the graph's operator
+        # the admin view, or the graph's operator
+        with state.open(state.settings(), reading=True) as kg:
             report = run_maintenance(kg.syncer(), rebuild=rebuild, sample=sample)
     except KgpError as exc:
         raise fail(str(exc)) from None

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from kgp.cli.context import Context
+from kgp.access import ADMIN_CALLER
+from kgp.cli.context import Context, data_home
 from kgp.cli.output import check_k, emit_json, err, fail, warn
+from kgp.client import KnowledgeGraph
 from kgp.errors import KgpError
 from kgp.names import METHODS, ORDERS, SCORERS, SEEDERS, listing
-from kgp.settings import DEFAULT_K
+from kgp.settings import DEFAULT_K, StoreKind
 from rich.console import Console
 
 ScorerOption = Annotated[
@@ -63,11 +65,12 @@ def retrieve(
     trace_id = None
     try:
         settings = state.settings()
-        with state.open(settings) as kg:
+        with state.open(settings, reading=True) as kg:
             kg.encoder.load()  # the timings are the question's, not the model's loading
             result = kg.retrieve(
                 question, k, scorer=scorer, seeder=seeder, order=order, method=method
             )
+            nothing = None if result.passages else nothing_found(kg)
             if save_trace:
                 trace_id = kg.save_trace(
                     result,
@@ -81,8 +84,8 @@ def retrieve(
         emit_json({**result.as_dict(), "trace": trace_id})
         return
     out = Console(soft_wrap=True)
-    if not result.passages:
-        out.print("no passages found (is the graph empty? run kgp sync FOLDER)", highlight=False)
+    if nothing:
+        out.print(nothing, highlight=False)
     print_passages(result.passages, out)
     err.print(
         f"{len(result.passages)} passages in {result.timings['total_ms']:.0f} ms, "
@@ -91,6 +94,27 @@ def retrieve(
     )
     if trace_id:
         err.print(f"trace saved: {trace_id}", highlight=False)
+
+
+def nothing_found(kg: KnowledgeGraph) -> str:
+    """Why a question found nothing: the graph is empty, the caller's groups may read none of
+    it, or nothing in it matched."""
+    with kg.store.reading_as(ADMIN_CALLER):
+        documents = kg.store.counts().labels.get("Document", 0)
+    where = data_home(kg.settings)
+    if not documents:
+        embedded = kg.settings.store is StoreKind.EMBEDDED
+        option = f"--data-dir {kg.settings.data_dir} " if embedded else ""
+        return (
+            f"no passages found: the graph in {where} is empty; add documents: "
+            f"kgp {option}sync FOLDER"
+        )
+    if not kg.stats().labels.get("Document", 0):
+        return (
+            f"no passages found: groups {kg.settings.caller} may read none of the documents "
+            f"in {where}"
+        )
+    return "no passages found for this question"
 
 
 def ask(
@@ -112,7 +136,7 @@ def ask(
     state: Context = ctx.obj
     try:
         settings = state.settings()
-        with state.open(settings) as kg:
+        with state.open(settings, reading=True) as kg:
             kg.encoder.load()
             answer = kg.ask(question, k, scorer=scorer, seeder=seeder, order=order, method=method)
     except KgpError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from kgp.cli.context import Context
+from kgp.cli.context import Context, data_home
 from kgp.cli.maintain import SampleOption, describe
 from kgp.cli.output import emit_json, fail
 from kgp.errors import KgpError
@@ -28,7 +28,7 @@ def stats(
     state: Context = ctx.obj
     try:
         settings = state.settings()
-        with state.open(settings) as kg:
+        with state.open(settings, reading=True) as kg:
             counts = kg.stats()
             caller = kg.caller
             # the whole graph's figures: for those who may see every document
@@ -42,7 +42,7 @@ def stats(
         emit_json({**counts.as_dict(), **extra})
         return
     seen = "every document" if caller.admin else f"what groups {caller} may read"
-    table = Table(title=f"kgp graph ({settings.store.value}): {seen}")
+    table = Table(title=f"kgp graph in {data_home(settings)}: {seen}")
     table.add_column("kind")
     table.add_column("name")
     table.add_column("count", justify="right")

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from kgp.access import ADMIN_CALLER
 from kgp.cli import stopping
-from kgp.cli.context import Context
+from kgp.cli.context import Context, data_home
 from kgp.cli.output import emit_json, err, fail
 from kgp.client import KnowledgeGraph
 from kgp.errors import KgpError, RemovalRefusedError
@@ -139,3 +140,88 @@ def _sync_with_progress(
             bar.update(task, total=event.total, completed=event.done, rate=rate)
 
         return kg.sync(folder, on_progress=update, allow_removal=allow)
+
+
+def add(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(help="Files to add or replace.")],
+    root: Annotated[
+        Path | None,
+        typer.Option(
+            help="Ids are paths relative to this folder (default: the files' common folder, "
+            "so one file's id is its name)."
+        ),
+    ] = None,
+    groups: Annotated[
+        str | None,
+        typer.Option(
+            "--readable-by",
+            help="Groups that may read them, comma-separated (default: the access files "
+            "under the root, else KGP_DEFAULT_GROUPS).",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+) -> None:
+    """Add or replace documents one file at a time, without syncing a whole folder. A file
+    whose content is unchanged is left as it is (given --readable-by, it takes those groups).
+
+    Exit code 2 when some files could not be read (listed under skipped).
+    Example: kgp --data-dir ./kb add reports/q3.pdf notes.md --readable-by hr
+    """
+    import os
+
+    from kgp.access import check_groups
+
+    state: Context = ctx.obj
+    out = Console(stderr=as_json, soft_wrap=True)
+    try:
+        for path in paths:
+            if not path.is_file():
+                raise fail(f"{path}: no such file; give files (kgp sync takes a folder)")
+        chosen = check_groups(groups, "--readable-by", text=True) if groups is not None else None
+        files = [path.absolute() for path in paths]
+        base = root.absolute() if root else Path(os.path.commonpath([f.parent for f in files]))
+        with state.open(state.settings()) as kg:
+            report = kg.add_files(files, root=base, groups=chosen)
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    _show(report, as_json=as_json, out=out)
+    if report.ignored:
+        for path in report.ignored:
+            err.print(f"kgp: warning: {path}: a format kgp does not read", highlight=False)
+    if report.partial or report.ignored:
+        raise typer.Exit(2)
+
+
+def remove(
+    ctx: typer.Context,
+    ids: Annotated[list[str], typer.Argument(help="Document ids (kgp stats, GET /documents).")],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+) -> None:
+    """Remove documents by id, with their pages, tables, passages and links. Every id is
+    checked first: if one is not in the graph, nothing is removed.
+
+    Example: kgp --data-dir ./kb remove reports/q3.pdf
+    """
+    state: Context = ctx.obj
+    try:
+        with state.open(state.settings(), reading=True) as kg:
+            if not kg.sees_everything:  # a reader: refused as kg.remove refuses it
+                kg.remove(ids[0])
+            with kg.store.reading_as(ADMIN_CALLER):  # (the operator: every document)
+                nodes = kg.store.fetch_nodes(ids)
+            missing = [i for i in ids if nodes.get(i, {}).get("label") != "Document"]
+            if missing:
+                raise fail(
+                    f"no document {missing[0]!r} in {data_home(kg.settings)}; nothing removed "
+                    "(an id is the path relative to the synced folder)"
+                )
+            removed = [doc_id for doc_id in ids if kg.remove(doc_id)]
+    except KgpError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        emit_json({"removed": removed})
+        return
+    Console(highlight=False, soft_wrap=True).print(
+        f"removed {len(removed)} document{'s' if len(removed) != 1 else ''}: {', '.join(removed)}"
+    )
