@@ -129,36 +129,37 @@ def test_a_backup_during_another_process_sync_holds_whole_documents(
     assert dump(restored) == dump(clean)
 
 
-@pytest.mark.parametrize("delay", [0.0, 0.05, 0.2, 0.5])
 def test_a_killed_backup_leaves_the_source_whole_and_no_backup(
-    synced: Path, tmp_path: Path, delay: float
+    synced: Path, tmp_path: Path
 ) -> None:
-    """Killed (SIGKILL) from the moment its folder appears: the source is as it was and still
-    serves, the copy is named incomplete and refused, and the next backup succeeds."""
+    """Killed (SIGKILL) at moments from its folder's appearing on: the source is as it was and
+    still serves, the copy is named incomplete and refused, and the next backup succeeds."""
     before = dump(synced)
-    dest = tmp_path / "copy"
     with serving(synced) as server:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "kgp", "--data-dir", str(synced), "backup", str(dest)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        partial = dest.with_name(dest.name + INCOMPLETE)
-        deadline = time.monotonic() + 60
-        while not partial.exists() and not dest.exists() and process.poll() is None:
-            assert time.monotonic() < deadline
-            time.sleep(0.002)
-        time.sleep(delay)
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=30)
-        assert server.post("/retrieve", QUESTION).status_code == 200
-        if dest.exists():  # it finished before the kill: a whole backup
-            assert not partial.exists() and (dest / MANIFEST).is_file()
-        else:
-            refused = run_kgp("--data-dir", str(tmp_path / "r"), "restore", str(partial))
-            assert refused.returncode == 1
-            assert refused.stderr.startswith("kgp: error: ") and "did not finish" in refused.stderr
-            assert len(refused.stderr.strip().splitlines()) == 1
+        for n, delay in enumerate((0.0, 0.05, 0.2, 0.5)):
+            dest = tmp_path / f"copy{n}"
+            process = subprocess.Popen(
+                [sys.executable, "-m", "kgp", "--data-dir", str(synced), "backup", str(dest)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+            partial = dest.with_name(dest.name + INCOMPLETE)
+            deadline = time.monotonic() + 60
+            while not partial.exists() and not dest.exists() and process.poll() is None:
+                assert time.monotonic() < deadline
+                time.sleep(0.002)
+            time.sleep(delay)
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=30)
+            assert server.post("/retrieve", QUESTION).status_code == 200
+            if dest.exists():  # it finished before the kill: a whole backup
+                assert not partial.exists() and (dest / MANIFEST).is_file()
+            else:
+                refused = run_kgp("--data-dir", str(tmp_path / "r"), "restore", str(partial))
+                assert refused.returncode == 1
+                assert refused.stderr.startswith("kgp: error: ")
+                assert "did not finish" in refused.stderr
+                assert len(refused.stderr.strip().splitlines()) == 1
         again = run_kgp("--data-dir", str(synced), "backup", str(tmp_path / "again"))
         assert again.returncode == 0, again.stderr
     assert dump(synced) == before
