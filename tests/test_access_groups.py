@@ -175,6 +175,7 @@ def test_groups_from_add_the_default_setting_and_corpus_entries(
         ], "nothing changed"
 
 
+@pytest.mark.slow
 def test_cli_sync_reports_regrouped_documents_and_a_bad_access_file(tmp_path: Path) -> None:
     from tests.test_cli import kgp as kgp_cli
 

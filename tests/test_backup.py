@@ -85,6 +85,7 @@ def test_a_backup_taken_while_serving_restores_the_same_graph(synced: Path, tmp_
     assert [p["id"] for p in again["passages"]] == [p["id"] for p in expected["passages"]]
 
 
+@pytest.mark.slow
 def test_a_backup_during_another_process_sync_holds_whole_documents(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -129,6 +130,7 @@ def test_a_backup_during_another_process_sync_holds_whole_documents(
     assert dump(restored) == dump(clean)
 
 
+@pytest.mark.slow
 def test_a_killed_backup_leaves_the_source_whole_and_no_backup(
     synced: Path, tmp_path: Path
 ) -> None:

@@ -91,6 +91,7 @@ def versioned(n: int) -> str:
     )
 
 
+@pytest.mark.slow
 def test_questions_see_each_document_whole_while_it_is_replaced(
     tmp_path: Path, encoder: Encoder
 ) -> None:

@@ -423,6 +423,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, encoder: Encoder) -> Iterat
     made.holder.close()
 
 
+@pytest.mark.slow
 def test_any_sequence_equals_a_clean_sync(
     server: Server, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,6 +1,6 @@
 """The settings and CLI references, made from the code: ``docs/settings.md`` from the settings'
 fields (their groups, defaults and descriptions, :mod:`kgp.settings`) and ``docs/cli.md`` from
-the commands' own help. ``python -m kgp.cli.reference`` writes both; ``tests/test_docs.py`` fails
+the commands' own help. ``python -m kgp.cli.reference`` writes both; ``tests/unit/test_docs.py`` fails
 when a file differs from what the code makes."""
 
 from __future__ import annotations

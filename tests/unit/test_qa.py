@@ -9,7 +9,7 @@ import pytest
 from kgp.errors import DocumentError
 from kgp.qa import load_qa, shared_corpus
 
-SHARED_QA = Path(__file__).resolve().parents[2] / "shared" / "data" / "qa"
+SHARED_QA = Path(__file__).resolve().parents[3] / "shared" / "data" / "qa"
 
 MUSIQUE = {
     "id": "2hop__1",

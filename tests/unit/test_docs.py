@@ -9,9 +9,9 @@ import yaml
 from kgp.cli import app
 from typer.main import get_command
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
-TEST_COMMAND = "python -m pytest -q"
+TEST_COMMAND = "python -m pytest -q -n 2"
 
 
 def test_ci_runs_the_readme_test_command() -> None:

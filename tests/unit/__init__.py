@@ -1,0 +1,1 @@
+"""Unit tests: no store server, no model beyond a tiny one; python -m pytest tests/unit -q."""
