@@ -189,7 +189,7 @@ def read_manifest(src: Path) -> dict[str, Any]:
         )
     if GRAPH not in manifest.get("files", {}):
         raise BackupError(f"{src / MANIFEST} lists no {GRAPH}; the backup is damaged")
-    return manifest
+    return dict(manifest)
 
 
 @contextmanager

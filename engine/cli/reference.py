@@ -1,7 +1,7 @@
 """The settings and CLI references, made from the code: ``docs/settings.md`` from the settings'
 fields (their groups, defaults and descriptions, :mod:`kgp.settings`) and ``docs/cli.md`` from
-the commands' own help. ``python -m kgp.cli.reference`` writes both; ``tests/unit/test_docs.py`` fails
-when a file differs from what the code makes."""
+the commands' own help. ``python -m kgp.cli.reference`` writes both; a test
+(``tests/unit/test_docs.py``) fails when a file differs from what the code makes."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from kgp.settings import GROUPS, Settings
 from pydantic import SecretStr
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+WIDTH = 100  # the help's width, whatever the terminal's
 GROUP_TITLES = {
     "store": "Store",
     "models": "Models",
@@ -73,7 +74,6 @@ def _factory(name: str) -> str:
 
 
 def cli_markdown() -> str:
-    import click
     import typer.main
     from kgp.cli import app
 
@@ -87,14 +87,17 @@ def cli_markdown() -> str:
         "",
         "```",
         _help(
-            root, click.Context(root, info_name="kgp", max_content_width=100, terminal_width=100)
+            root,
+            root.context_class(
+                root, info_name="kgp", max_content_width=WIDTH, terminal_width=WIDTH
+            ),
         ),
         "```",
     ]
-    parent = click.Context(root, info_name="kgp")
+    parent = root.context_class(root, info_name="kgp")
     for name, command in _commands(root):
-        context = click.Context(
-            command, info_name=name, parent=parent, max_content_width=100, terminal_width=100
+        context = command.context_class(
+            command, info_name=name, parent=parent, max_content_width=WIDTH, terminal_width=WIDTH
         )
         lines += ["", f"## kgp {name}", "", "```", _help(command, context), "```"]
     return "\n".join(lines) + "\n"

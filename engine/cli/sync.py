@@ -180,15 +180,16 @@ def add(
                 raise fail(f"{path}: no such file; give files (kgp sync takes a folder)")
         chosen = check_groups(groups, "--readable-by", text=True) if groups is not None else None
         files = [path.absolute() for path in paths]
-        base = root.absolute() if root else Path(os.path.commonpath([f.parent for f in files]))
+        common = Path(os.path.commonpath([f.parent for f in files]))
+        base = root.absolute() if root else common
         with state.open(state.settings()) as kg:
             report = kg.add_files(files, root=base, groups=chosen)
     except KgpError as exc:
         raise fail(str(exc)) from None
     _show(report, as_json=as_json, out=out)
     if report.ignored:
-        for path in report.ignored:
-            err.print(f"kgp: warning: {path}: a format kgp does not read", highlight=False)
+        for ignored in report.ignored:
+            err.print(f"kgp: warning: {ignored}: a format kgp does not read", highlight=False)
     if report.partial or report.ignored:
         raise typer.Exit(2)
 
