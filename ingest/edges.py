@@ -235,13 +235,11 @@ class SimilarityLinker:
     def tune(self, group: Group, complete_s: float, near: int) -> None:
         """Set the floor's budget for the next group from this one's timings. A lower floor
         means fewer weak passages and deeper searches; with the budget fixed, the floor sinks
-        as the graph grows and the searches go ever deeper (at 74k passages, 16 per new
-        passage: 25 s of searches past the first depth per 8,200 new passages, against about
-        4 s on the weak passages). So the budget follows the time on each side: the searches
-        past the first depth against the weak passages (choosing the floor, listing them, and
-        their share of completing the group), and moves by the square root of their ratio, at
-        most twofold, towards where they are equal (as fast as the best fixed budget tried:
-        docs/benchmarks.md, Scale)."""
+        as the graph grows and the searches go ever deeper. So the budget follows the time on
+        each side: the searches past the first depth against the weak passages (choosing the
+        floor, listing them, and their share of completing the group), and moves by the square
+        root of their ratio, at most twofold, towards where they are equal (as fast as the best
+        fixed budget tried: docs/benchmarks.md, Scale)."""
         if len(group.ids) < TUNE_PASSAGES:
             return
         looked = len(group.weak) + near

@@ -62,10 +62,10 @@ def restore(
     except KgpError as exc:
         raise fail(str(exc)) from None
     if as_json:
-        emit_json({**report.as_dict(), "data_dir": str(settings.data_dir)})
+        emit_json({**report.as_dict(), "data_dir": str(settings.data_dir.absolute())})
         return
     typer.echo(
         f"restored {report.documents} documents, {report.passages} passages from "
-        f"{report.path} (taken {report.created}) into {settings.data_dir} in "
+        f"{report.path} (taken {report.created}) into {settings.data_dir.absolute()} in "
         f"{report.seconds:.1f} s"
     )

@@ -28,8 +28,8 @@ class StoreCounts(RunsQueries):
         """Nodes by label, relationships by type and documents by group: every one for the
         admin, what the caller may read for anyone else. A caller who may read every document
         (the common case) gets the graph's counts of them, which need no filter per node; else
-        the filtered counts walk every readable document's links (docs/benchmarks.md, Scale:
-        3.5 minutes at 373k passages when each SIMILAR edge looked its target's document up)."""
+        the filtered counts walk every readable document's links, never looking each edge's
+        target document up (why: docs/benchmarks.md, Scale)."""
         labels, rels = _named(self.run("count_labels")), _named(self.run("count_relationships"))
         if not self.caller_now().admin:
             labels = _only(labels, DOCUMENT_LABELS)
