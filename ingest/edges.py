@@ -42,9 +42,9 @@ from kgp.stores.search import TIE
 
 METHOD = "knn"
 EPS = TIE  # the index's float32 similarity is within this of the exact score
-WEAK_PER_PASSAGE = 16  # the floor's first budget: weak edges per new passage (4: 12.1 s of k-NN
-# queries in a 6,119-passage sync; 16: 5.0 s; 64: 4.4 s but more edges fetched); tuned after each
-# large group, since the best budget grows with the graph (see SimilarityLinker.tune)
+WEAK_PER_PASSAGE = 16  # the floor's first budget: weak edges per new passage (measured against 4
+# and 64: docs/benchmarks.md, Ingest); tuned after each large group, since the best budget grows
+# with the graph (see SimilarityLinker.tune)
 BUDGET_RANGE = (2.0, 4096.0)  # weak edges per new passage, least and most
 LEAST_BUDGET = 256  # weak edges, at least (in a small graph: every edge)
 TUNE_PASSAGES = 512  # a smaller group's timings are too short to tune the budget by

@@ -2,9 +2,9 @@
 
 Every read query checks that each passage it returns belongs to a document the caller may read.
 When every document holds one of the caller's groups (a single-team graph, or documents all
-``public``) those checks change nothing, yet they cost a document lookup per passage: at a
-million passages a question took 108 ms for a public caller against 71 ms for the admin, who
-checks none. The graph records the group sets its documents hold (``Meta.access_sets``, written in
+``public``) those checks change nothing, yet they cost a document lookup per passage (a public
+caller's question took about 1.5 times the admin's, who checks none: docs/access-control.md).
+The graph records the group sets its documents hold (``Meta.access_sets``, written in
 the same query as the documents, with a version that grows with every change of it), and
 ``access_coverage`` tells a caller whether it holds a group of each set, and the version.
 

@@ -50,9 +50,8 @@ def server_config(home: Path, socket: Path, log: Path, module: Path) -> str:
             "daemonize no",
             f"logfile {quote(log)}",
             "loglevel warning",  # starts, stops and problems, not every client
-            # a crash report without a test of all memory: a 2.8 GB server (the 795k graph)
-            # took 11.4-12.3 s from SIGSEGV to exit with it, 0.2-0.3 s without
-            # (python -m tests.bench.crash_bench --data-dir DIR)
+            # a crash report without a test of all memory, which holds a large server's exit
+            # for seconds (python -m tests.bench.crash_bench: docs/benchmarks.md)
             "crash-memcheck-enabled no",
             # FalkorDB's default query threads: its vector procedure, which mixed up concurrent
             # queries (tests/bench/falkor_threads_bench.py), is no longer called

@@ -15,7 +15,7 @@ from kgp.errors import StoreError
 def cypher_value(value: Any) -> str:
     """A parameter value as the text of FalkorDB's ``CYPHER name=value`` header (the wire has
     no other way to send parameters). The client's own encoder handles floats one call each,
-    about 80 ms per 100 vectors of 384; a list of floats that are all float32 values (every
+    which is slow for vectors; a list of floats that are all float32 values (every
     embedding) is written with 9 significant digits, from which ``vecf32`` gives back exactly
     the same float32 values (every vector parameter is read through ``vecf32``)."""
     if isinstance(value, str):
@@ -46,8 +46,8 @@ NINE_DIGITS = "%.9g"  # enough for any float32 to parse back exactly
 
 @lru_cache(maxsize=8)
 def _nine_digits(count: int) -> str:
-    """One format for a whole vector of ``count`` floats: a single ``%`` call formats 100
-    vectors of 384 in 11.7 ms, against 16.1 ms formatting each float on its own."""
+    """One format for a whole vector of ``count`` floats: a single ``%`` call formats a vector
+    faster than a call for each float."""
     return ",".join([NINE_DIGITS] * count)
 
 
@@ -78,7 +78,7 @@ _SCALARS = frozenset({float, int, str, bool, type(None)})
 def plain(value: Any) -> Any:
     """A value of a result row as plain Python (lists and dicts all the way down). A list of
     scalars, every vector among them, is kept as the client built it: walking an embedding's
-    384 floats one call each cost 0.4 ms a vector, more than the client's parse of it."""
+    floats one call each would cost more than the client's parse of it."""
     kind = type(value)
     if kind in _SCALARS:
         return value
