@@ -227,11 +227,9 @@ class GraphWriting:
         for file in files:
             if not file.is_file():
                 raise DocumentError(f"{file}: no such file")
-        if root is not None:
-            base = Path(root)
-        else:
-            base = Path(os.path.commonpath([file.absolute().parent for file in files]))
-            files = [file.absolute() for file in files]
+        files = [file.absolute() for file in files]
+        common = Path(os.path.commonpath([file.parent for file in files]))
+        base = Path(root).absolute() if root is not None else common
         if len(files) > 1:
             return self.add_files(files, root=base, groups=groups)
         report = SyncReport()

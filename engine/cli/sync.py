@@ -165,11 +165,10 @@ def add(
     """Add or replace documents one file at a time, without syncing a whole folder. A file
     whose content is unchanged is left as it is (given --readable-by, it takes those groups).
 
-    Exit code 2 when some files could not be read (listed under skipped).
+    Of several files, those that cannot be read are listed under skipped (exit code 2); one
+    file alone that cannot be read is a one-line error.
     Example: kgp --data-dir ./kb add reports/q3.pdf notes.md --readable-by hr
     """
-    import os
-
     from kgp.access import check_groups
 
     state: Context = ctx.obj
@@ -179,11 +178,8 @@ def add(
             if not path.is_file():
                 raise fail(f"{path}: no such file; give files (kgp sync takes a folder)")
         chosen = check_groups(groups, "--readable-by", text=True) if groups is not None else None
-        files = [path.absolute() for path in paths]
-        common = Path(os.path.commonpath([f.parent for f in files]))
-        base = root.absolute() if root else common
         with state.open(state.settings()) as kg:
-            report = kg.add_files(files, root=base, groups=chosen)
+            report = kg.add(*paths, root=root, groups=chosen)
     except KgpError as exc:
         raise fail(str(exc)) from None
     _show(report, as_json=as_json, out=out)
