@@ -27,7 +27,7 @@ from kgp.agents.traversal import Score
 from kgp.errors import ConfigurationError, LlmError, ModelMissingError
 from kgp.ingest.keywords import passage_links
 from kgp.names import METHODS, ORDERS, SCORERS
-from kgp.settings import DEFAULT_K
+from kgp.settings import DEFAULT_K, MAX_QUESTION_CHARS
 from kgp.stores.base import GraphStore
 from kgp.stores.coverage import read_covered
 from kgp.stores.model import StoredPassage
@@ -35,7 +35,6 @@ from kgp.stores.model import StoredPassage
 if TYPE_CHECKING:
     from kgp.agents.rgnn import RecurrentGnnRetriever
 
-MAX_QUESTION_CHARS = 4000
 log = logging.getLogger(__name__)
 _said: set[str] = set()  # the fallbacks already logged by this process
 Documents = dict[str, dict[str, Any]]  # document id -> its node's properties

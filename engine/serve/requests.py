@@ -6,16 +6,16 @@ from __future__ import annotations
 from kgp.serve.errors import HttpError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-MAX_QUESTION_CHARS = 20_000  # a longer body is refused; the retriever uses the first 4,000
 CONTROL = frozenset(map(chr, [*range(0x20), 0x7F]))  # no id holds one; a question may hold
 SPACING = frozenset("\t\n\r")  # these, pasted from elsewhere
 
 
 class Query(BaseModel):
-    """The body of ``/retrieve`` and ``/ask``: the CLI's options."""
+    """The body of ``/retrieve`` and ``/ask``: the CLI's options. A question longer than
+    ``MAX_QUESTION_CHARS`` is cut, with a notice, as everywhere (the edge caps the body)."""
 
     model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    question: str = Field(min_length=1)
     k: int | None = Field(default=None, ge=1, le=10_000)
     scorer: str | None = None
     seeder: str | None = None

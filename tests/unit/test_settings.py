@@ -79,3 +79,17 @@ def test_broken_toml_is_a_configuration_error(tmp_path: Path) -> None:
     (tmp_path / "kgp.toml").write_text("store = \n")
     with pytest.raises(ConfigurationError, match=r"kgp\.toml: cannot read kgp's settings file"):
         load_settings()
+
+
+def test_the_question_limit_is_one_number_everywhere() -> None:
+    """The retriever, the API and the page read a question up to one limit: the page's input
+    stops there, and the API and the CLI cut what is longer, with a notice."""
+    from pathlib import Path
+
+    from kgp.agents.retriever import clean_question
+    from kgp.settings import MAX_QUESTION_CHARS
+
+    page = Path(__file__).resolve().parents[2] / "engine" / "serve" / "static" / "index.html"
+    assert f'maxlength="{MAX_QUESTION_CHARS}"' in page.read_text()
+    text, notices = clean_question("x" * (MAX_QUESTION_CHARS + 5))
+    assert len(text) == MAX_QUESTION_CHARS and f"first {MAX_QUESTION_CHARS:,}" in notices[0]
