@@ -25,6 +25,7 @@ from kgp.errors import (
     DocumentError,
     KgpError,
     ModelMissingError,
+    RemovalRefusedError,
     StoreError,
     StoreUnavailableError,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "KgpError",
     "KnowledgeGraph",
     "ModelMissingError",
+    "RemovalRefusedError",
     "Settings",
     "StoreError",
     "StoreUnavailableError",

@@ -7,18 +7,19 @@ one scenario through both."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from kgp.agents.reader import Answer
     from kgp.agents.results import Retrieval
-    from kgp.ingest.report import SyncReport
+    from kgp.ingest.report import Progress, SyncReport
     from kgp.stores.model import DocumentSummary, DocumentView, GraphCounts
 
 # what both implement, in this order in the docs
 METHODS = (
+    "sync",
     "retrieve",
     "ask",
     "ask_stream",
@@ -34,6 +35,19 @@ METHODS = (
 
 
 class Graph(Protocol):
+    def sync(
+        self,
+        folder: str | Path,
+        *,
+        on_progress: Callable[[Progress], None] | None = None,
+        allow_removal: bool = False,
+    ) -> SyncReport:
+        """Make the documents equal to ``folder``: add new files, replace changed ones, remove
+        those it no longer holds (refused, and nothing changed, when that is every document or
+        more than half of 10 or more, unless ``allow_removal``). Embedded, ids are paths
+        relative to ``folder``; served, the key's uploads, ``upload:<key name>/<file name>``."""
+        ...
+
     def retrieve(
         self,
         question: str,
@@ -115,6 +129,14 @@ class Graph(Protocol):
 
 class AsyncGraph(Protocol):
     """:class:`Graph` with ``await`` (and ``async for`` for ``ask_stream``)."""
+
+    async def sync(
+        self,
+        folder: str | Path,
+        *,
+        on_progress: Callable[[Progress], None] | None = None,
+        allow_removal: bool = False,
+    ) -> SyncReport: ...
 
     async def retrieve(
         self,

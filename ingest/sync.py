@@ -17,13 +17,14 @@ from pathlib import Path
 
 import numpy as np
 from kgp.access import ADMIN_CALLER
-from kgp.errors import DocumentError, RemovalRefusedError, StoreRestartedError
+from kgp.errors import DocumentError, StoreRestartedError
 from kgp.ids import is_upload
 from kgp.ingest.builder import with_embeddings, write_batches
 from kgp.ingest.edges import SimilarityLinker
 from kgp.ingest.embedding import Encoder
 from kgp.ingest.encoder import refuse_another
 from kgp.ingest.prepare import Prepared, Reader, Window, reason
+from kgp.ingest.removal import check_removal
 from kgp.ingest.report import Progress, Skipped, SyncReport
 from kgp.ingest.sources import Candidate, corpus_candidates, file_candidates, walk_files
 from kgp.settings import Settings
@@ -228,26 +229,7 @@ class Syncer:
         self._finish(report)
 
     def _check_removal(self, gone: list[str], stored: int, source: Path | None) -> None:
-        """Refuse a sync that would remove every document, or more than the allowed share of
-        a graph of 10 or more: a typo, an empty folder or an unmounted share must not empty
-        the knowledge base."""
-        share = self.settings.max_removal_share
-        everything = bool(gone) and len(gone) == stored
-        too_many = stored >= 10 and len(gone) > share * stored
-        if not (everything or too_many):
-            return
-        what = (
-            f"every document ({stored})"
-            if everything
-            else f"{len(gone)} of {stored} documents, more than {share:.0%} (KGP_MAX_REMOVAL_SHARE)"
-        )
-        raise RemovalRefusedError(
-            f"{source or 'the source'}: this sync would remove {what}, because the folder no "
-            "longer holds them (is it the right folder, and mounted?); nothing was changed; "
-            "pass --allow-removal (Python: allow_removal=True) to remove them",
-            would_remove=gone,
-            stored=stored,
-        )
+        check_removal(gone, stored, self.settings.max_removal_share, str(source or "the source"))
 
     def _finish(self, report: SyncReport) -> None:
         """Recompute the neighbours of passages that lost some, and compact the store's log

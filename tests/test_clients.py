@@ -91,3 +91,54 @@ def test_one_scenario_through_both_clients(tmp_path: Path, encoder: Encoder) -> 
         assert asyncio.run(served_async()) == [p.id for p in found[0].passages]
         assert local.remove("ferries.md") and remote.remove("upload:local/piers.md")
         assert local.remove("ferries.md") is False and remote.remove("ferries.md") is False
+
+
+def test_a_folder_kept_in_sync_through_a_served_graph(tmp_path: Path, encoder: Encoder) -> None:
+    """``kgp.connect(...).sync(folder)`` makes the key's uploads equal to the folder: new and
+    changed files sent, unchanged ones not, removed ones removed, under ``kgp sync``'s removal
+    guard; the embedded graph's other documents are left alone."""
+    data_dir = tmp_path / "kb"
+    with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
+        kg.sync(EXAMPLES)
+        synced = {d.id for d in kg.documents()}
+    folder = tmp_path / "notes"
+    (folder / "deep").mkdir(parents=True)
+    (folder / "piers.md").write_text("# Piers\n\nPier 4 opens at dawn.\n")
+    (folder / "deep" / "locks.md").write_text("# Locks\n\nThe lock at Esna closes at dusk.\n")
+    (folder / "deep" / "photo.png").write_bytes(b"\x89PNG not a note")  # a format kgp skips
+    heard: list[int] = []
+    with serving(data_dir) as server, kgp.connect(server.url) as remote:
+        assert remote._call("GET", "/me")["uploads"] == "upload:local/"
+        first = remote.sync(folder, on_progress=lambda p: heard.append(p.done))
+        assert sorted(first.added) == ["upload:local/locks.md", "upload:local/piers.md"]
+        assert first.passages > 0 and heard == [2]
+        again = remote.sync(folder)
+        assert (again.added, again.changed, again.removed, again.unchanged) == ([], [], [], 2)
+
+        (folder / "piers.md").write_text("# Piers\n\nPier 4 opens at noon.\n")
+        (folder / "deep" / "locks.md").unlink()
+        with pytest.raises(kgp.RemovalRefusedError, match="remove 1 of 2|every document"):
+            (folder / "piers.md").rename(tmp_path / "piers.md")
+            remote.sync(folder)  # the folder now holds nothing: refused, nothing changed
+        assert {"upload:local/locks.md", "upload:local/piers.md"} <= {
+            d.id for d in remote.documents()
+        }
+        (tmp_path / "piers.md").rename(folder / "piers.md")
+        moved = remote.sync(folder)
+        assert moved.changed == ["upload:local/piers.md"]
+        assert moved.removed == ["upload:local/locks.md"]
+        assert "noon" in remote.retrieve("When does pier 4 open?", 1).passages[0].text
+        assert {d.id for d in remote.documents()} == synced | {"upload:local/piers.md"}
+
+        (folder / "deep" / "piers.md").write_text("another")
+        with pytest.raises(kgp.ConfigurationError, match="by its file name"):
+            remote.sync(folder)
+
+        async def cleared() -> list[str]:
+            (folder / "deep" / "piers.md").unlink()
+            (folder / "piers.md").unlink()
+            async with kgp.connect_async(server.url) as graph:
+                return (await graph.sync(folder, allow_removal=True)).removed
+
+        assert asyncio.run(cleared()) == ["upload:local/piers.md"]
+        assert {d.id for d in remote.documents()} == synced

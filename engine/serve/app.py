@@ -41,6 +41,7 @@ from kgp.serve.replies import (
     Counts,
     Document,
     Health,
+    Me,
     Neighbours,
     Regrouped,
     Removed,
@@ -187,6 +188,15 @@ def create_app(
     def health() -> Health:
         """Whether the server and its store answer (no key needed)."""
         return Health(status="ok", keys=keys is not None)
+
+    @app.get("/me")
+    def me(key: Requester) -> Me:
+        """Who a request with this key reads as, and where its uploads go (``kgp.connect``'s
+        ``sync`` compares a folder with the documents under ``uploads``)."""
+        groups = ["*"] if key.caller.admin else list(key.caller.groups)
+        return Me(
+            key=key.name, groups=groups, upload=list(key.upload), uploads=upload_id(key.name, "")
+        )
 
     @app.get("/stats")
     def stats(who: Who) -> Counts:

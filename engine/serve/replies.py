@@ -22,6 +22,13 @@ class Health(Reply):
     keys: bool = Field(description="whether requests need an API key")
 
 
+class Me(Reply):
+    key: str = Field(description='the key\'s name ("local" on a server without keys)')
+    groups: list[str] = Field(description="whose documents it reads (['*']: every one)")
+    upload: list[str] = Field(description="the groups its uploads get; empty: it may not upload")
+    uploads: str = Field(description="the id prefix of its uploads: this and a file name")
+
+
 class Counts(Reply):
     labels: dict[str, int] = Field(description="nodes by label")
     relationships: dict[str, int] = Field(description="relationships by type")
