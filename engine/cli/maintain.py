@@ -67,8 +67,9 @@ def maintain(
 
 
 def describe(health: IndexHealth) -> str:
-    recall = (
-        f", sampled recall@10 {health.recall_at_10:.3f} ({health.sampled} passages)"
+    recall = (  # how much of an exact search's ten nearest the index finds, on a sample
+        f"; of an exact search's 10 nearest it finds {health.recall_at_10:.0%}"
+        f" (checked on {health.sampled} passages)"
         if health.recall_at_10 is not None
         else ""
     )
