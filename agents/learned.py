@@ -9,7 +9,7 @@ terms it holds (weighted by how rare each term is among the retrieved passages),
 document's title the question names, and whether it was a seed. The weights are fitted on the
 train sets by ``kgp train order`` (:mod:`kgp.training.order`) and ship as ``kgp-order``
 (:mod:`kgp.model`); a passage's score is the model's probability that it is evidence.
-docs/benchmarks.md ("The learned order") has the ablations behind the signals."""
+docs/decisions/0004-the-learned-order.md has the ablations behind the signals."""
 
 from __future__ import annotations
 

@@ -22,7 +22,8 @@ from kgp.ingest.keywords import Link
 
 Ranked = list[tuple[str, float]]
 
-LINK_BONUS = 0.2  # chosen on train/ (docs/benchmarks.md, "The shipped model")
+# chosen on train/ (docs/decisions/0006-the-shipped-encoder-and-the-linked-order.md)
+LINK_BONUS = 0.2
 
 
 @dataclass(frozen=True, slots=True)

@@ -244,7 +244,7 @@ class Settings(BaseSettings):
         "text",
     )
 
-    # -- retrieval (chosen on train/: docs/benchmarks.md) ------------------------------------
+    # -- retrieval (chosen on train/: docs/decisions/0006 and 0014) -------------------------
     budget: int = _setting(
         "retrieval", "Passages a question retrieves (`--k`).", DEFAULT_K, ge=1, le=10_000
     )

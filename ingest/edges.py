@@ -42,9 +42,10 @@ from kgp.stores.search import TIE
 
 METHOD = "knn"
 EPS = TIE  # the index's float32 similarity is within this of the exact score
-WEAK_PER_PASSAGE = 16  # the floor's first budget: weak edges per new passage (measured against 4
-# and 64: docs/benchmarks.md, Ingest); tuned after each large group, since the best budget grows
-# with the graph (see SimilarityLinker.tune)
+# the floor's first budget: weak edges per new passage (measured against 4 and 64:
+# docs/decisions/0008-the-sync-and-the-k-nn-linker.md); tuned after each large group, since the
+# best budget grows with the graph (see SimilarityLinker.tune)
+WEAK_PER_PASSAGE = 16
 BUDGET_RANGE = (2.0, 4096.0)  # weak edges per new passage, least and most
 LEAST_BUDGET = 256  # weak edges, at least (in a small graph: every edge)
 TUNE_PASSAGES = 512  # a smaller group's timings are too short to tune the budget by
@@ -239,7 +240,7 @@ class SimilarityLinker:
         each side: the searches past the first depth against the weak passages (choosing the
         floor, listing them, and their share of completing the group), and moves by the square
         root of their ratio, at most twofold, towards where they are equal (as fast as the best
-        fixed budget tried: docs/benchmarks.md, Scale)."""
+        fixed budget tried: docs/decisions/0008-the-sync-and-the-k-nn-linker.md)."""
         if len(group.ids) < TUNE_PASSAGES:
             return
         looked = len(group.weak) + near

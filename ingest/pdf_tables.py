@@ -50,7 +50,7 @@ LABELS_SHORT_SHARE = 0.8  # ... and this share of the first cells are labels
 CAPTIONED_MIN_ACCURACY = 80.0  # on a page that prints "Table ..."
 CAPTIONED_MAX_WHITESPACE = 65.0
 # a ruled table whose cells hold more lines than this on average has merged rows
-# (docs/benchmarks.md, Tables)
+# (docs/decisions/0005-how-tables-are-read.md)
 MERGED_LINES_PER_CELL = 3.0
 SAME_TABLE_SHARE = 0.9  # a table with this share of its box inside another's is the same one
 SAME_TABLE_OVERLAP = 0.5  # ... and one half inside a table read another way

@@ -117,8 +117,8 @@ def test_a_folder_kept_in_sync_through_a_served_graph(tmp_path: Path, encoder: E
 
         (folder / "piers.md").write_text("# Piers\n\nPier 4 opens at noon.\n")
         (folder / "deep" / "locks.md").unlink()
-        with pytest.raises(kgp.RemovalRefusedError, match="remove 1 of 2|every document"):
-            (folder / "piers.md").rename(tmp_path / "piers.md")
+        (folder / "piers.md").rename(tmp_path / "piers.md")
+        with pytest.raises(kgp.RemovalRefusedError, match="every document"):
             remote.sync(folder)  # the folder now holds nothing: refused, nothing changed
         assert {"upload:local/locks.md", "upload:local/piers.md"} <= {
             d.id for d in remote.documents()

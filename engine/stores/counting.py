@@ -29,7 +29,7 @@ class StoreCounts(RunsQueries):
         admin, what the caller may read for anyone else. A caller who may read every document
         (the common case) gets the graph's counts of them, which need no filter per node; else
         the filtered counts walk every readable document's links, never looking each edge's
-        target document up (why: docs/benchmarks.md, Scale)."""
+        target document up (why: docs/decisions/0012-the-access-filter-and-covered-reads.md)."""
         labels, rels = _named(self.run("count_labels")), _named(self.run("count_relationships"))
         if not self.caller_now().admin:
             labels = _only(labels, DOCUMENT_LABELS)

@@ -27,7 +27,7 @@ from kgp.training.questions import training_graph
 if TYPE_CHECKING:
     from kgp.agents.learned import LearnedOrder
 
-L2 = 1.0  # chosen on train/ with the signals (docs/benchmarks.md, "The learned order")
+L2 = 1.0  # chosen on train/ with the signals (docs/decisions/0004-the-learned-order.md)
 
 
 @dataclass(frozen=True, slots=True)

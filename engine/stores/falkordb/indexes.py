@@ -42,7 +42,8 @@ RANGE_INDEXES = (
 
 # Indexes only writes use (keywords looked up by term, edges by score, flags), set aside by the
 # last user to stop the server (FalkorStore._park_indexes): a start loads every index of the
-# snapshot before it answers, so a start without them is quicker (docs/benchmarks.md, Scale).
+# snapshot before it answers, so a start without them is quicker
+# (docs/decisions/0010-reopening-a-large-graph.md).
 # (label or relationship type, property, query creating it, query dropping it.)
 WRITE_INDEXES = (
     ("Keyword", "term", "index_keyword", "drop_index_keyword"),
@@ -57,7 +58,7 @@ _PROGRESS = re.compile(r"(\d+)\s*/\s*(\d+)")
 PARK_SECONDS = 20.0  # how long a close waits for the dropped indexes to go, if nothing moves
 # ...and for the snapshot without them: past it the server stops with the snapshot it has, and
 # the next start builds those indexes while it loads, so this is long: a large graph's snapshot
-# takes tens of seconds (docs/benchmarks.md, Scale)
+# takes tens of seconds (docs/decisions/0010-reopening-a-large-graph.md)
 PARK_COMPACT_SECONDS = 1800.0
 
 

@@ -124,7 +124,8 @@ class FalkorStore(FalkorSchema):
     def _seal_indexes(self) -> None:
         """Compact new indexes into the snapshot before writes use them: FalkorDB 4.16 cannot
         use an index its log creates until the replay ends, so replayed lookups scan and a start
-        after a killed first sync is minutes instead of seconds (docs/benchmarks.md, Scale)."""
+        after a killed first sync is minutes instead of seconds
+        (docs/decisions/0010-reopening-a-large-graph.md)."""
         self.upkeep.checkpoint(force=True)
 
     def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None:
