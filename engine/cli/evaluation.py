@@ -128,14 +128,14 @@ def eval_command(
         emit_json({key: v for key, v in result.as_dict().items() if key != "questions"})
     else:
         title = f"{dataset.name} ({result.setting}): {result.passages} passages, k = {k}"
-        table = Table(title=title, min_width=100)
+        table = Table(title=title, min_width=min(len(title) + 4, 100))  # a row per measure
         keys = list(dict.fromkeys(key for row in summary.values() for key in row))
-        table.add_column("retriever")
+        table.add_column("")
+        for name in summary:
+            table.add_column(name, justify="right", overflow="fold")
         for key in keys:
-            table.add_column(key, justify="right")
-        for name, row in summary.items():
-            table.add_row(name, *(f"{row[key]:g}" if key in row else "" for key in keys))
-        Console(width=max(160, Console().width)).print(table)
+            table.add_row(key, *(f"{row[key]:g}" if key in row else "" for row in summary.values()))
+        Console(width=max(100, Console().width)).print(table)
     for name, why in result.unavailable.items():
         err.print(f"not run: {name}: {why}", highlight=False, soft_wrap=True)
     if result.skipped:
