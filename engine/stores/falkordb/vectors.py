@@ -86,20 +86,23 @@ class _Dense:
         norms = np.linalg.norm(queries, axis=1, keepdims=True)
         queries = queries / np.where(norms > 0, norms, 1.0)
         rows, dead = self.rows[: self.size], self.dead[: self.size]
+        masked = dead.any()
         depth = min(depth, len(self.at))
         found: list[list[tuple[int, float]]] = []
         if depth <= 0:
             return [[] for _ in queries]
         for start in range(0, len(queries), PRODUCT_ROWS):
             scores = queries[start : start + PRODUCT_ROWS] @ rows.T
-            scores[:, dead] = -np.inf
+            if masked:
+                scores[:, dead] = -np.inf
             if depth < scores.shape[1]:
-                best = np.argpartition(-scores, depth - 1, axis=1)[:, :depth]
+                best = np.argpartition(scores, -depth, axis=1)[:, -depth:]
             else:
                 best = np.broadcast_to(np.arange(scores.shape[1]), scores.shape)
             for line, chosen in zip(scores, best, strict=True):
                 order = chosen[np.argsort(-line[chosen], kind="stable")]
-                found.append([(int(self.keys[i]), float(line[i])) for i in order])
+                keys, similarities = self.keys[order].tolist(), line[order].tolist()
+                found.append(list(zip(keys, similarities, strict=True)))
         return found
 
 
