@@ -6,9 +6,34 @@ into the other."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 UPLOAD_PREFIX = "upload:"
+MAX_UPLOAD_FILES = 20  # files in one upload request to kgp serve
+_UPLOAD_NAME = re.compile(r"[^/\\\x00-\x1f\x7f]{1,200}")
+# characters that draw as a slash or a backslash but are none (NFKC keeps these as they are)
+LOOK_ALIKE_SEPARATORS = frozenset("\u2044\u2215\u2216\u29f5\u29f8\u29f9\ufe68\u3033\u2571\u2572")
+NOT_PLAIN = (
+    "is not a plain file name (no folders, hidden names, control or direction characters, or "
+    "look-alike slashes)"
+)
+
+
+def plain_upload_name(name: str) -> str | None:
+    """The name an upload is kept under (NFKC-normalised), or None if it is not a plain,
+    visible file name: no folders or ``..``, nothing hidden, no control or direction
+    characters, no look-alike slashes, at most 200 characters."""
+    plain = unicodedata.normalize("NFKC", name)
+    if (
+        not _UPLOAD_NAME.fullmatch(plain)
+        or plain.startswith(".")
+        or ".." in plain
+        or any(unicodedata.category(c) in ("Cc", "Cf") for c in plain)  # bidi controls too
+        or LOOK_ALIKE_SEPARATORS.intersection(plain)
+    ):
+        return None
+    return plain
 
 
 def path_id(rel: str) -> str:

@@ -13,10 +13,9 @@ an unreachable server :class:`~kgp.errors.StoreUnavailableError`."""
 
 from __future__ import annotations
 
-import hashlib
-import unicodedata
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -33,13 +32,10 @@ from kgp.errors import (
     KgpError,
     StoreUnavailableError,
 )
-from kgp.ingest.readers import supported_suffixes
-from kgp.ingest.removal import check_removal
 from kgp.ingest.report import Progress, Skipped, SyncReport
-from kgp.ingest.sources import OFFICE_LOCK, walk_files
-from kgp.serve.edge import MAX_FILES
+from kgp.remote_sync import Plan, sync_plan
 from kgp.serve.events import EventReader, read_events
-from kgp.settings import Settings
+from kgp.settings import load_settings
 from kgp.stores.model import (
     DocumentSummary,
     DocumentView,
@@ -50,7 +46,6 @@ from kgp.stores.model import (
 )
 
 TIMEOUT = httpx.Timeout(120.0, connect=10.0)
-REMOVAL_SHARE = Settings.model_fields["max_removal_share"].default  # as kgp sync's default
 
 
 def _error(response: httpx.Response) -> KgpError:
@@ -153,75 +148,16 @@ def _report(body: dict[str, Any]) -> SyncReport:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """What a remote sync does: the files to send, how many the server holds as they are, and
-    the key's uploads the folder no longer holds."""
-
-    send: list[Path]
-    unchanged: int
-    gone: list[str]
-    held: int  # the key's uploads before the sync
-
-    def check(self, folder: str | Path, allow_removal: bool) -> None:
-        if not allow_removal:
-            check_removal(self.gone, self.held, REMOVAL_SHARE, str(folder))
-
-    def batches(self) -> Iterator[list[Path]]:
-        """The files to send, as many to a request as the server takes."""
-        for start in range(0, len(self.send), MAX_FILES):
-            yield self.send[start : start + MAX_FILES]
-
-    def progress(
-        self,
-        reports: list[SyncReport],
-        batch: list[Path],
-        on_progress: Callable[[Progress], None] | None,
-    ) -> None:
-        if on_progress is not None:
-            done = sum(
-                len(r.added) + len(r.changed) + r.unchanged + len(r.skipped) for r in reports
-            )
-            passages = sum(r.passages for r in reports)
-            on_progress(Progress(done, len(self.send), passages, str(batch[-1])))
-
-
-def sync_plan(folder: Path, uploads: str, documents: list[DocumentSummary]) -> Plan:
-    """Compare ``folder``'s files in formats kgp reads with the documents whose ids start with
-    ``uploads`` (this key's: ``/me``); a file is sent when the server lacks it or holds other
-    content. Uploads are named by file name alone: two files of one name are refused."""
-    if not folder.is_dir():
-        raise DocumentError(f"{folder}: no such folder; give the folder to keep in sync")
+def _planned(
+    folder: Path, me: dict[str, Any], documents: list[DocumentSummary], allow_removal: bool
+) -> Plan:
+    """The remote sync's plan (:mod:`kgp.remote_sync`) for the key ``/me`` describes, checked by
+    the removal guard with the user's ``KGP_MAX_REMOVAL_SHARE``."""
+    uploads = str(me["uploads"])
     held = {d.id: d.sha256 for d in documents if d.id.startswith(uploads)}
-    suffixes = set(supported_suffixes())
-    named: dict[str, Path] = {}
-    send: list[Path] = []
-    for path in sorted(walk_files(folder, [])):
-        if path.suffix.lower() not in suffixes or path.name.startswith(OFFICE_LOCK):
-            continue
-        name = unicodedata.normalize("NFKC", path.name)
-        if name in named:
-            raise ConfigurationError(
-                f"{named[name]} and {path}: a served graph names an upload by its file name "
-                "alone; rename one, or sync the folders apart with two keys"
-            )
-        named[name] = path
-        if held.get(uploads + name) != hashlib.sha256(path.read_bytes()).hexdigest():
-            send.append(path)
-    gone = sorted(set(held) - {uploads + name for name in named})
-    return Plan(send, len(named) - len(send), gone, len(held))
-
-
-def _merged(reports: list[SyncReport], plan: Plan, removed: list[str]) -> SyncReport:
-    total = SyncReport(unchanged=plan.unchanged, removed=removed)
-    for report in reports:
-        total.added += report.added
-        total.changed += report.changed
-        total.unchanged += report.unchanged
-        total.skipped += report.skipped
-        total.passages += report.passages
-        total.seconds += report.seconds
-    return total
+    plan = sync_plan(folder, uploads, held, int(float(me["max_file_mb"]) * 1024 * 1024))
+    plan.check(str(folder), load_settings().max_removal_share, allow_removal)
+    return plan
 
 
 def _uploaded(paths: tuple[str | Path, ...], root: str | Path | None) -> list[Path]:
@@ -352,15 +288,14 @@ class RemoteGraph(Closing):
         server holds as they are stay unsent), remove uploads the folder no longer holds,
         with the removal guard of ``kgp sync`` (``allow_removal``), which is checked before
         anything is sent. ``on_progress`` hears after each request of up to 20 files."""
-        uploads = str(self._call("GET", "/me")["uploads"])
-        plan = sync_plan(Path(folder), uploads, self.documents())
-        plan.check(folder, allow_removal)
+        me = self._call("GET", "/me")
+        plan = _planned(Path(folder), me, self.documents(), allow_removal)
         reports: list[SyncReport] = []
         for batch in plan.batches():
             reports.append(self.add(*batch))
-            plan.progress(reports, batch, on_progress)
+            plan.progress(reports, on_progress)
         removed = [doc_id for doc_id in plan.gone if self.remove(doc_id)]
-        return _merged(reports, plan, removed)
+        return plan.report(reports, removed)
 
     def documents(self) -> list[DocumentSummary]:
         return _documents(self._call("GET", "/documents"))
@@ -483,15 +418,14 @@ class AsyncRemoteGraph:
         on_progress: Callable[[Progress], None] | None = None,
         allow_removal: bool = False,
     ) -> SyncReport:
-        uploads = str((await self._call("GET", "/me"))["uploads"])
-        plan = sync_plan(Path(folder), uploads, await self.documents())
-        plan.check(folder, allow_removal)
+        me, documents = await self._call("GET", "/me"), await self.documents()
+        plan = await asyncio.to_thread(_planned, Path(folder), me, documents, allow_removal)
         reports: list[SyncReport] = []
         for batch in plan.batches():
             reports.append(await self.add(*batch))
-            plan.progress(reports, batch, on_progress)
+            plan.progress(reports, on_progress)
         removed = [doc_id for doc_id in plan.gone if await self.remove(doc_id)]
-        return _merged(reports, plan, removed)
+        return plan.report(reports, removed)
 
     async def documents(self) -> list[DocumentSummary]:
         return _documents(await self._call("GET", "/documents"))

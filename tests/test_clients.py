@@ -96,49 +96,70 @@ def test_one_scenario_through_both_clients(tmp_path: Path, encoder: Encoder) -> 
 def test_a_folder_kept_in_sync_through_a_served_graph(tmp_path: Path, encoder: Encoder) -> None:
     """``kgp.connect(...).sync(folder)`` makes the key's uploads equal to the folder: new and
     changed files sent, unchanged ones not, removed ones removed, under ``kgp sync``'s removal
-    guard; the embedded graph's other documents are left alone."""
+    guard (checked before anything is sent); files a served graph cannot name or should not
+    read are skipped with the reason, and keep the upload they had; the graph's other
+    documents are left alone."""
     data_dir = tmp_path / "kb"
     with kgp.open(data_dir=data_dir, loaded_encoder=encoder) as kg:
         kg.sync(EXAMPLES)
         synced = {d.id for d in kg.documents()}
     folder = tmp_path / "notes"
     (folder / "deep").mkdir(parents=True)
-    (folder / "piers.md").write_text("# Piers\n\nPier 4 opens at dawn.\n")
+    for n in range(10):
+        (folder / f"pier-{n}.md").write_text(f"# Pier {n}\n\nPier {n} opens at {n} o'clock.\n")
     (folder / "deep" / "locks.md").write_text("# Locks\n\nThe lock at Esna closes at dusk.\n")
     (folder / "deep" / "photo.png").write_bytes(b"\x89PNG not a note")  # a format kgp skips
+    (folder / "deep" / "pier-3.md").write_text("a second pier-3.md")
+    (folder / 'say "hello".md').write_text("a name a form would change")
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\n\nNot in the folder.\n")
+    (folder / "link.md").symlink_to(secret)
     heard: list[int] = []
+    sent: list[int] = []
     with serving(data_dir) as server, kgp.connect(server.url) as remote:
-        assert remote._call("GET", "/me")["uploads"] == "upload:local/"
+        add = remote.add
+        remote.add = lambda *paths, **kw: sent.append(len(paths)) or add(*paths, **kw)  # type: ignore[method-assign]
+        me = remote._call("GET", "/me")
+        assert me["uploads"] == "upload:local/" and me["max_file_mb"] > 0
         first = remote.sync(folder, on_progress=lambda p: heard.append(p.done))
-        assert sorted(first.added) == ["upload:local/locks.md", "upload:local/piers.md"]
-        assert first.passages > 0 and heard == [2]
-        again = remote.sync(folder)
-        assert (again.added, again.changed, again.removed, again.unchanged) == ([], [], [], 2)
+        assert sorted(first.added) == sorted(
+            ["upload:local/locks.md", *(f"upload:local/pier-{n}.md" for n in range(10))]
+        )
+        assert first.passages > 0 and sent == [11] and heard == [11]
+        skipped = {s.path: s.reason for s in first.skipped}
+        assert set(skipped) == {"deep/pier-3.md", 'say "hello".md', "link.md"}
+        assert "pier-3.md has the same name" in skipped["deep/pier-3.md"]
+        assert "quotation mark" in skipped['say "hello".md']
+        assert "outside the folder" in skipped["link.md"]
 
-        (folder / "piers.md").write_text("# Piers\n\nPier 4 opens at noon.\n")
+        again = remote.sync(folder)  # nothing changed: nothing sent
+        assert (again.added, again.changed, again.removed, again.unchanged) == ([], [], [], 11)
+        assert sent == [11]
+
+        (folder / "pier-0.md").write_text("# Pier 0\n\nPier 0 opens at noon.\n")
+        for n in range(1, 8):
+            (folder / f"pier-{n}.md").unlink()
+        (folder / "deep" / "pier-3.md").unlink()  # (else it would take pier-3.md's place)
+        with pytest.raises(kgp.RemovalRefusedError, match="7 of 11 documents"):
+            remote.sync(folder)  # (an unmounted share looks like this)
+        assert sent == [11], "refused before anything was sent"
+        assert "noon" not in remote.retrieve("When does pier 0 open?", 1).passages[0].text
+
         (folder / "deep" / "locks.md").unlink()
-        (folder / "piers.md").rename(tmp_path / "piers.md")
-        with pytest.raises(kgp.RemovalRefusedError, match="every document"):
-            remote.sync(folder)  # the folder now holds nothing: refused, nothing changed
-        assert {"upload:local/locks.md", "upload:local/piers.md"} <= {
-            d.id for d in remote.documents()
-        }
-        (tmp_path / "piers.md").rename(folder / "piers.md")
-        moved = remote.sync(folder)
-        assert moved.changed == ["upload:local/piers.md"]
-        assert moved.removed == ["upload:local/locks.md"]
-        assert "noon" in remote.retrieve("When does pier 4 open?", 1).passages[0].text
-        assert {d.id for d in remote.documents()} == synced | {"upload:local/piers.md"}
-
-        (folder / "deep" / "piers.md").write_text("another")
-        with pytest.raises(kgp.ConfigurationError, match="by its file name"):
-            remote.sync(folder)
+        (folder / "deep" / "locks.md").symlink_to(secret)  # now skipped: keeps its upload
+        moved = remote.sync(folder, allow_removal=True)
+        assert moved.changed == ["upload:local/pier-0.md"] and sent == [11, 1]
+        assert moved.removed == [f"upload:local/pier-{n}.md" for n in range(1, 8)]
+        assert "noon" in remote.retrieve("When does pier 0 open?", 1).passages[0].text
+        kept = {f"upload:local/{name}" for name in ("pier-0.md", "pier-8.md", "pier-9.md")}
+        assert {d.id for d in remote.documents()} == synced | kept | {"upload:local/locks.md"}
 
         async def cleared() -> list[str]:
-            (folder / "deep" / "piers.md").unlink()
-            (folder / "piers.md").unlink()
+            for path in folder.rglob("*"):
+                if path.is_file() or path.is_symlink():
+                    path.unlink()
             async with kgp.connect_async(server.url) as graph:
                 return (await graph.sync(folder, allow_removal=True)).removed
 
-        assert asyncio.run(cleared()) == ["upload:local/piers.md"]
+        assert len(asyncio.run(cleared())) == 4
         assert {d.id for d in remote.documents()} == synced

@@ -130,12 +130,15 @@ def eval_command(
         title = f"{dataset.name} ({result.setting}): {result.passages} passages, k = {k}"
         table = Table(title=title, min_width=min(len(title) + 4, 100))  # a row per measure
         keys = list(dict.fromkeys(key for row in summary.values() for key in row))
-        table.add_column("")
+        table.add_column("", no_wrap=True)
         for name in summary:
             table.add_column(name, justify="right", overflow="fold")
         for key in keys:
             table.add_row(key, *(f"{row[key]:g}" if key in row else "" for row in summary.values()))
-        Console(width=max(100, Console().width)).print(table)
+        shown = Console()
+        if not shown.is_terminal:  # (a file or a pipe: as wide as the table, nothing folded)
+            shown = Console(width=max(80, Console(width=1000).measure(table).maximum))
+        shown.print(table)
     for name, why in result.unavailable.items():
         err.print(f"not run: {name}: {why}", highlight=False, soft_wrap=True)
     if result.skipped:

@@ -53,7 +53,7 @@ from kgp.serve.replies import (
 from kgp.serve.requests import Query, Regrouping, plain_id
 from kgp.serve.trail import Trail
 from kgp.serve.uploads import clean_name, save_uploads, upload_file
-from kgp.settings import Settings
+from kgp.settings import MAX_QUESTION_CHARS, Settings
 from kgp.stores.model import DocumentView, EdgeKind, passage_document
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -64,8 +64,19 @@ PAGE_HEADERS = {  # the page loads nothing from elsewhere and runs no inline scr
     "Referrer-Policy": "no-referrer",
 }
 STREAMED: dict[int | str, dict[str, Any]] = {
-    200: {"content": {"text/event-stream": {"description": "evidence, token..., answer"}}}
+    200: {
+        "description": "The answer; streamed: server-sent events evidence, token..., answer",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
 }
+
+
+def asked(question: str) -> dict[str, Any]:
+    """A question as the audit trail keeps it: as much as a retrieval reads, and the length of
+    one that was longer."""
+    if len(question) <= MAX_QUESTION_CHARS:
+        return {"question": question}
+    return {"question": question[:MAX_QUESTION_CHARS], "question_chars": len(question)}
 
 
 def create_app(
@@ -195,7 +206,11 @@ def create_app(
         ``sync`` compares a folder with the documents under ``uploads``)."""
         groups = ["*"] if key.caller.admin else list(key.caller.groups)
         return Me(
-            key=key.name, groups=groups, upload=list(key.upload), uploads=upload_id(key.name, "")
+            key=key.name,
+            groups=groups,
+            upload=list(key.upload),
+            uploads=upload_id(key.name, ""),
+            max_file_mb=kg.settings.max_file_mb,
         )
 
     @app.get("/stats")
@@ -363,7 +378,7 @@ def create_app(
     @app.post("/retrieve")
     def retrieve(query: Query, key: Requester) -> Retrieved:
         """What ``kgp retrieve --json`` prints: passages with their paths, seeds, timings."""
-        with trail.request(key, "retrieve", question=query.question) as entry:
+        with trail.request(key, "retrieve", **asked(query.question)) as entry:
             with reading(key.caller):
                 result = kg.retrieve(query.question, query.k, **query.choices())
                 trace = None
@@ -386,7 +401,7 @@ def create_app(
         ``evidence`` (the retrieval), a ``token`` for each piece of the reply as the model writes
         it (``{"text"}``, citation marks and all), then ``answer`` (the answer without the
         evidence again)."""
-        with trail.request(key, "ask", question=query.question) as entry:
+        with trail.request(key, "ask", **asked(query.question)) as entry:
             if query.save_trace:
                 raise HttpError(422, "save_trace: only /retrieve saves traces")
             with reading(key.caller):
@@ -420,7 +435,7 @@ def create_app(
             entry["returned"] = list(dict.fromkeys(i["doc_id"] for i in found["items"]))
             return Trace.model_validate(found)
 
-    @app.get("/audit")
+    @app.get("/audit", response_model_exclude_unset=True)
     def audit(
         key: Requester,
         of_key: Annotated[str | None, Parameter(alias="key")] = None,

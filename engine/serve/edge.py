@@ -29,6 +29,7 @@ import anyio
 import anyio.to_thread
 from fastapi import Request
 from kgp.errors import ConfigurationError
+from kgp.ids import MAX_UPLOAD_FILES
 from kgp.serve.errors import HttpError
 from kgp.serve.keys import Key, Keys
 from starlette.exceptions import HTTPException
@@ -44,7 +45,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 OPEN_PATHS = ("/health", "/ready", "/metrics", "/static/", "/openapi.json")
 PAGE_PATH = "/"  # the page asks for the key itself
 MAX_BODY_BYTES = 1024 * 1024  # a question or a regrouping; uploads have their own cap
-MAX_FILES = 20  # files in one upload request
+MAX_FILES = MAX_UPLOAD_FILES
 FAILED_KEYS_PER_MINUTE = 10  # per client; past it, 429 without hashing
 MAX_CLIENTS = 10_000  # clients whose failures are remembered
 HASHING_THREADS = 2  # key checks hashing at once: a flood of new keys cannot take every thread

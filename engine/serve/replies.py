@@ -27,6 +27,7 @@ class Me(Reply):
     groups: list[str] = Field(description="whose documents it reads (['*']: every one)")
     upload: list[str] = Field(description="the groups its uploads get; empty: it may not upload")
     uploads: str = Field(description="the id prefix of its uploads: this and a file name")
+    max_file_mb: float = Field(description="the largest file an upload may hold")
 
 
 class Counts(Reply):

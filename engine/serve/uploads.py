@@ -6,41 +6,26 @@ Each becomes the document ``upload:<key name>/<file name>`` (:mod:`kgp.ids`)."""
 
 import hashlib
 import os
-import re
 import tempfile
-import unicodedata
 from pathlib import Path
 
 from fastapi import UploadFile
 from kgp.access import ADMIN_CALLER
 from kgp.client import KnowledgeGraph
 from kgp.files import private_dir, write_private
-from kgp.ids import UPLOAD_PREFIX, upload_id, uploader
+from kgp.ids import NOT_PLAIN, UPLOAD_PREFIX, plain_upload_name, upload_id, uploader
 from kgp.ingest.readers import supported_suffixes
 from kgp.serve.errors import HttpError
 
 CHUNK = 1024 * 1024
-_NAME = re.compile(r"[^/\\\x00-\x1f\x7f]{1,200}")
-# characters that draw as a slash or a backslash but are none (NFKC keeps these as they are)
-LOOK_ALIKE_SEPARATORS = frozenset("\u2044\u2215\u2216\u29f5\u29f8\u29f9\ufe68\u3033\u2571\u2572")
 
 
 def clean_name(name: str | None) -> str:
     """The upload's file name, NFKC-normalised, if it is a plain, visible name in a format
     kgp reads."""
-    plain = unicodedata.normalize("NFKC", name or "")
-    if (
-        not _NAME.fullmatch(plain)
-        or plain.startswith(".")
-        or ".." in plain
-        or any(unicodedata.category(c) in ("Cc", "Cf") for c in plain)  # bidi controls too
-        or LOOK_ALIKE_SEPARATORS.intersection(plain)
-    ):
-        raise HttpError(
-            422,
-            f"file: {name!r} is not a plain file name (no folders, hidden names, control or "
-            "direction characters, or look-alike slashes); send a name like report.pdf",
-        )
+    plain = plain_upload_name(name or "")
+    if plain is None:
+        raise HttpError(422, f"file: {name!r} {NOT_PLAIN}; send a name like report.pdf")
     name = plain
     suffix = Path(name).suffix.lower()
     if suffix not in supported_suffixes():

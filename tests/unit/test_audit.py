@@ -64,3 +64,13 @@ def test_since_takes_a_time_or_a_span() -> None:
     assert abs((datetime.now(UTC) - parse_since("7d")).days - 7) <= 1
     with pytest.raises(ConfigurationError, match="--since 'yesterday'"):
         parse_since("yesterday")
+
+
+def test_the_trail_keeps_as_much_of_a_question_as_a_retrieval_reads() -> None:
+    from kgp.serve.app import asked
+    from kgp.settings import MAX_QUESTION_CHARS
+
+    assert asked("Which station?") == {"question": "Which station?"}
+    long = asked("x" * (MAX_QUESTION_CHARS * 250))  # a body of a megabyte is not kept whole
+    assert len(long["question"]) == MAX_QUESTION_CHARS
+    assert long["question_chars"] == MAX_QUESTION_CHARS * 250

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from kgp.stores.falkordb import vectors as module
-from kgp.stores.falkordb.vectors import PassageVectors
+from kgp.stores.falkordb.vectors import PassageVectors, _Dense
 
 
 def no_graph(name: str, parameters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -55,14 +55,22 @@ def test_many_vectors_at_once_get_the_exact_answer(small_limits: None) -> None:
     assert index._dense is None
 
 
-def test_a_search_deeper_than_the_index_returns_every_live_vector(small_limits: None) -> None:
-    index = PassageVectors(no_graph, None)
-    index.open(None)
+def test_the_copy_answers_to_every_depth_and_never_with_a_removed_key() -> None:
     rng = np.random.default_rng(3)
-    index.added({k: v for k, v in enumerate(rng.standard_normal((60, 8)), start=1)}, 1, 61)
-    index.removed([1, 2])
-    queries = rng.standard_normal((10, 8)).tolist()
-    found = index.search(queries, 14)  # depth x 4 < 58 live: not exact by the index's rule
-    assert [[k for k, _ in hits] for hits in found] == [
-        [k for k, _ in hits] for hits in index.search(queries, 14, exact=True)
-    ]
+    dense = _Dense(8, 4)  # room for 4: grown as it fills
+    keys = np.arange(1, 11, dtype=np.uint64)
+    dense.add(keys[:6], rng.standard_normal((6, 8)).astype(np.float32))
+    dense.add(keys[6:], rng.standard_normal((4, 8)).astype(np.float32))
+    dense.remove([1, 2])
+    queries = rng.standard_normal((3, 8)).astype(np.float32)
+    for depth in (1, 5, 8, 50):  # fewer than, as many as and more than the 8 live rows
+        found = dense.search(queries, depth)
+        assert [len(hits) for hits in found] == [min(depth, 8)] * 3
+        for hits in found:
+            assert {1, 2}.isdisjoint(k for k, _ in hits)
+            assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+    assert sorted(k for k, _ in dense.search(queries, 8)[0]) == list(range(3, 11))
+    dense.add(keys[2:3], -queries[:1])  # key 3 again: the opposite of the first question
+    assert dense.search(queries[:1], 8)[0][-1][0] == 3
+    dense.remove(range(1, 11))
+    assert dense.search(queries, 5) == [[], [], []]

@@ -52,13 +52,22 @@ class _Dense:
     from the first such search until the index is saved or replaced, and kept in step with its
     adds and removals (removed rows are masked, never returned)."""
 
-    def __init__(self, keys: np.ndarray, rows: np.ndarray) -> None:
+    def __init__(self, dimension: int, capacity: int) -> None:
         self.size = 0  # rows in use, the masked ones included
-        self.keys = np.zeros(max(16, 2 * len(keys)), dtype=np.uint64)
-        self.rows = np.zeros((len(self.keys), rows.shape[1]), dtype=np.float32)
+        self.keys = np.zeros(max(16, capacity), dtype=np.uint64)
+        self.rows = np.zeros((len(self.keys), dimension), dtype=np.float32)
         self.dead = np.zeros(len(self.keys), dtype=bool)
         self.at: dict[int, int] = {}  # key -> its live row
-        self.add(keys, rows)
+
+    @classmethod
+    def of(cls, index: Index) -> _Dense:
+        """A copy of ``index``'s vectors, read a part at a time (room for as many again)."""
+        keys = np.asarray(index.keys)
+        dense = cls(int(index.ndim), 2 * len(keys))
+        for at in range(0, len(keys), READ_BATCH):
+            part = keys[at : at + READ_BATCH]
+            dense.add(part, np.asarray(index.get(part), dtype=np.float32))
+        return dense
 
     def add(self, keys: np.ndarray, rows: np.ndarray) -> None:
         start = self.size
@@ -244,8 +253,9 @@ class PassageVectors:
             if gone:
                 self._index.remove(np.asarray(gone, dtype=np.uint64))
                 self._changed = True
-                if self._dense is not None:
-                    self._dense.remove(gone)
+                dense = self._dense
+                if dense is not None:
+                    dense.remove(gone)
 
     def clear(self) -> None:
         with self._lock.changing():
@@ -257,7 +267,8 @@ class PassageVectors:
         """Write the file atomically (a temporary file, flushed, renamed over the old one). One
         that cannot be written (a full disk) is logged and left as it was: the next open brings
         whatever file it finds up to the graph."""
-        self._dense = None  # (a save ends a sync, or a part of one: its memory is let go)
+        with self._lock.changing():
+            self._dense = None  # (a save ends a sync, or a part of one: its memory is let go)
         if self.path is None or self._index is None or not self._changed:
             return
         with self._lock.changing():
@@ -310,11 +321,16 @@ class PassageVectors:
         ]
 
     def _copy(self, index: Index) -> _Dense:
-        """The dense copy of ``index``, made now if there is none (the caller reads)."""
+        """The dense copy of ``index``, made now if there is none (the caller reads, so the
+        index does not change meanwhile; one replaced since the caller took it gets a copy of
+        its own, not kept)."""
         with self._copying:
-            if self._dense is None:
-                self._dense = _Dense(np.asarray(index.keys), np.asarray(index.vectors))
-            return self._dense
+            dense = self._dense
+            if dense is None:
+                dense = _Dense.of(index)
+                if index is self._index:
+                    self._dense = dense
+            return dense
 
     def recall_at_10(self, vectors: Sequence[Sequence[float]]) -> float | None:
         """The index's recall@10 against exact search, averaged over ``vectors``."""
@@ -355,8 +371,9 @@ class PassageVectors:
             self._index.remove(np.asarray(held, dtype=np.uint64))
         self._index.add(keys, values, threads=THREADS)
         self._changed = True
-        if self._dense is not None:
-            self._dense.add(keys, values)
+        dense = self._dense
+        if dense is not None:
+            dense.add(keys, values)
 
 
 def _new(dimension: int) -> Index:
