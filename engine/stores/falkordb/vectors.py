@@ -41,78 +41,6 @@ FIRST_KEY = 1  # (vector_mark.cypher's too: FalkorDB 4.16's range index, loaded,
 READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
 THREADS = os.cpu_count() or 1  # threads of one add, or of one search of many vectors (a sync's)
 MANY = 16  # vectors in one search worth threads of their own (a question's search is one)
-DENSE_FROM = 256  # vectors in one search (a first sync's group) that an index of EXACT_BELOW to
-DENSE_BELOW = 400_000  # entries answers by a matrix product with a copy of its vectors: exact,
-# and faster than as many HNSW searches (docs/decisions/0008-the-sync-and-the-k-nn-linker.md)
-PRODUCT_ROWS = 64  # queries per product (a block of 64 x 400,000 scores is 100 MB)
-
-
-class _Dense:
-    """A copy of the index's vectors as one matrix, for searches of many vectors at once: held
-    from the first such search until the index is saved or replaced, and kept in step with its
-    adds and removals (removed rows are masked, never returned)."""
-
-    def __init__(self, dimension: int, capacity: int) -> None:
-        self.size = 0  # rows in use, the masked ones included
-        self.keys = np.zeros(max(16, capacity), dtype=np.uint64)
-        self.rows = np.zeros((len(self.keys), dimension), dtype=np.float32)
-        self.dead = np.zeros(len(self.keys), dtype=bool)
-        self.at: dict[int, int] = {}  # key -> its live row
-
-    @classmethod
-    def of(cls, index: Index) -> _Dense:
-        """A copy of ``index``'s vectors, read a part at a time (room for as many again)."""
-        keys = np.asarray(index.keys)
-        dense = cls(int(index.ndim), 2 * len(keys))
-        for at in range(0, len(keys), READ_BATCH):
-            part = keys[at : at + READ_BATCH]
-            dense.add(part, np.asarray(index.get(part), dtype=np.float32))
-        return dense
-
-    def add(self, keys: np.ndarray, rows: np.ndarray) -> None:
-        start = self.size
-        end = start + len(keys)
-        if end > len(self.keys):  # grown by doubling: adds cost their own size
-            grow = max(end, 2 * len(self.keys)) - len(self.keys)
-            self.keys = np.concatenate([self.keys, np.zeros(grow, dtype=np.uint64)])
-            self.rows = np.concatenate([self.rows, np.zeros((grow, self.rows.shape[1]), "f4")])
-            self.dead = np.concatenate([self.dead, np.zeros(grow, dtype=bool)])
-        self.remove(keys)  # (a key added again replaces its row)
-        norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        self.rows[start:end] = rows / np.where(norms > 0, norms, 1.0)
-        self.keys[start:end] = keys
-        self.at.update(zip(keys.tolist(), range(start, end), strict=True))
-        self.size = end
-
-    def remove(self, keys: Iterable[int]) -> None:
-        for key in keys:
-            row = self.at.pop(int(key), None)
-            if row is not None:
-                self.dead[row] = True
-
-    def search(self, queries: np.ndarray, depth: int) -> list[list[tuple[int, float]]]:
-        """Each query's ``depth`` rows of highest cosine, best first."""
-        norms = np.linalg.norm(queries, axis=1, keepdims=True)
-        queries = queries / np.where(norms > 0, norms, 1.0)
-        rows, dead = self.rows[: self.size], self.dead[: self.size]
-        masked = dead.any()
-        depth = min(depth, len(self.at))
-        found: list[list[tuple[int, float]]] = []
-        if depth <= 0:
-            return [[] for _ in queries]
-        for start in range(0, len(queries), PRODUCT_ROWS):
-            scores = queries[start : start + PRODUCT_ROWS] @ rows.T
-            if masked:
-                scores[:, dead] = -np.inf
-            if depth < scores.shape[1]:
-                best = np.argpartition(scores, -depth, axis=1)[:, -depth:]
-            else:
-                best = np.broadcast_to(np.arange(scores.shape[1]), scores.shape)
-            for line, chosen in zip(scores, best, strict=True):
-                order = chosen[np.argsort(-line[chosen], kind="stable")]
-                keys, similarities = self.keys[order].tolist(), line[order].tolist()
-                found.append(list(zip(keys, similarities, strict=True)))
-        return found
 
 
 class _Shared:
@@ -152,8 +80,6 @@ class PassageVectors:
         self._next = FIRST_KEY  # the graph's counter the index has caught up to
         self._changed = False  # since it was loaded or saved
         self._lock = _Shared()
-        self._dense: _Dense | None = None  # (while a sync searches many vectors at once)
-        self._copying = threading.Lock()
 
     def __len__(self) -> int:
         return 0 if self._index is None else len(self._index)
@@ -181,7 +107,7 @@ class PassageVectors:
             self._changed = index is None
             if index is None and dimension is not None:
                 index = _new(dimension)
-            self._index, self._dense = index, None
+            self._index = index
             # (read first: what is written meanwhile, the next catch-up adds)
             mark = self._next = self._graph_next()
             if index is None:
@@ -253,13 +179,10 @@ class PassageVectors:
             if gone:
                 self._index.remove(np.asarray(gone, dtype=np.uint64))
                 self._changed = True
-                dense = self._dense
-                if dense is not None:
-                    dense.remove(gone)
 
     def clear(self) -> None:
         with self._lock.changing():
-            self._index, self._next, self._dense = None, FIRST_KEY, None
+            self._index, self._next = None, FIRST_KEY
         if self.path is not None:
             self.path.unlink(missing_ok=True)
 
@@ -267,8 +190,6 @@ class PassageVectors:
         """Write the file atomically (a temporary file, flushed, renamed over the old one). One
         that cannot be written (a full disk) is logged and left as it was: the next open brings
         whatever file it finds up to the graph."""
-        with self._lock.changing():
-            self._dense = None  # (a save ends a sync, or a part of one: its memory is let go)
         if self.path is None or self._index is None or not self._changed:
             return
         with self._lock.changing():
@@ -303,9 +224,6 @@ class PassageVectors:
             return [[] for _ in vectors]
         queries = np.asarray(vectors, dtype=np.float32)
         exact = exact or len(index) <= EXACT_BELOW or depth * 4 >= len(index)
-        if not exact and len(queries) >= DENSE_FROM and len(index) < DENSE_BELOW:
-            with self._lock.reading():
-                return self._copy(index).search(queries, depth)
         with self._lock.reading():
             found = index.search(
                 queries,
@@ -319,18 +237,6 @@ class PassageVectors:
             [(int(k), 1.0 - float(d)) for k, d in zip(keys[i][:n], distances[i][:n], strict=True)]
             for i, n in enumerate(counts.tolist())
         ]
-
-    def _copy(self, index: Index) -> _Dense:
-        """The dense copy of ``index``, made now if there is none (the caller reads, so the
-        index does not change meanwhile; one replaced since the caller took it gets a copy of
-        its own, not kept)."""
-        with self._copying:
-            dense = self._dense
-            if dense is None:
-                dense = _Dense.of(index)
-                if index is self._index:
-                    self._dense = dense
-            return dense
 
     def recall_at_10(self, vectors: Sequence[Sequence[float]]) -> float | None:
         """The index's recall@10 against exact search, averaged over ``vectors``."""
@@ -371,9 +277,6 @@ class PassageVectors:
             self._index.remove(np.asarray(held, dtype=np.uint64))
         self._index.add(keys, values, threads=THREADS)
         self._changed = True
-        dense = self._dense
-        if dense is not None:
-            dense.add(keys, values)
 
 
 def _new(dimension: int) -> Index:
