@@ -30,8 +30,8 @@ from kgp.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from kgp.ids import UPLOAD_PREFIX, upload_id, uploader
-from kgp.serve.edge import MAX_FILES, Edge, KeyLimits, request_key
+from kgp.ids import MAX_UPLOAD_FILES, UPLOAD_PREFIX, upload_id, uploader
+from kgp.serve.edge import Edge, KeyLimits, request_key
 from kgp.serve.errors import HttpError
 from kgp.serve.events import answer_events
 from kgp.serve.keys import Key, Keys, upload_groups
@@ -128,7 +128,7 @@ def create_app(
         body_stall_s=local.serve_body_stall_s,
         hosts=hosts,
         key_pattern=local.serve_key_pattern,
-        upload_bytes=MAX_FILES * limit + 1024 * 1024,  # the files and their form's headers
+        upload_bytes=MAX_UPLOAD_FILES * limit + 1024 * 1024,  # the files and their form's headers
     )
     metrics = ServeMetrics(kg, writes_waiting=lambda: limits.writing)
     app.add_middleware(RequestIds, metrics=metrics, routes=lambda: app.routes)  # (outermost)
@@ -333,8 +333,9 @@ def create_app(
     def uploading(key: Key, file: list[UploadFile], groups: str | None) -> Uploaded:
         if not key.upload:
             raise HttpError(403, f"key {key.name!r} may not upload (kgp key --upload GROUPS)")
-        if len(file) > MAX_FILES:
-            raise HttpError(422, f"file: {len(file)} files; send at most {MAX_FILES} a request")
+        if len(file) > MAX_UPLOAD_FILES:
+            most = MAX_UPLOAD_FILES
+            raise HttpError(422, f"file: {len(file)} files; send at most {most} a request")
         chosen = key.upload
         admin = key.caller.admin or operator
         if groups is not None:
@@ -375,8 +376,8 @@ def create_app(
             report[kind or "unchanged"].append(doc_id)
         return Uploaded.model_validate(report)
 
-    @app.post("/retrieve")
-    def retrieve(query: Query, key: Requester) -> Retrieved:
+    @app.post("/retrieve", response_model=Retrieved)  # (checked once, by FastAPI)
+    def retrieve(query: Query, key: Requester) -> dict[str, Any]:
         """What ``kgp retrieve --json`` prints: passages with their paths, seeds, timings."""
         with trail.request(key, "retrieve", **asked(query.question)) as entry:
             with reading(key.caller):
@@ -392,7 +393,7 @@ def create_app(
             metrics.retrieved(result.timings)
             if trace is not None:
                 entry["trace"] = trace
-            return Retrieved.model_validate({**result.as_dict(), "trace": trace})
+            return {**result.as_dict(), "trace": trace}
 
     @app.post("/ask", response_model=Answer, responses=STREAMED)
     def ask(query: Query, key: Requester, accept: Annotated[str, Header()] = "") -> Any:
@@ -435,7 +436,7 @@ def create_app(
             entry["returned"] = list(dict.fromkeys(i["doc_id"] for i in found["items"]))
             return Trace.model_validate(found)
 
-    @app.get("/audit", response_model_exclude_unset=True)
+    @app.get("/audit", response_model=list[AuditEntry], response_model_exclude_unset=True)
     def audit(
         key: Requester,
         of_key: Annotated[str | None, Parameter(alias="key")] = None,
@@ -443,7 +444,7 @@ def create_app(
         document: str | None = None,
         action: str | None = None,
         limit: int = 1000,
-    ) -> list[AuditEntry]:
+    ) -> list[dict[str, Any]]:
         """The audit trail, oldest first, its last ``limit`` entries of ``key``, from ``since``
         (a time, or 12h, 7d), naming ``document``, of ``action``: for the admin view (or the
         operator of a server without keys) alone, as it names documents of every group."""
@@ -454,6 +455,6 @@ def create_app(
         except ConfigurationError as exc:
             raise HttpError(422, str(exc).replace("--since", "since")) from None
         found = trail.log.read(key=of_key, since=start, document=document, action=action)
-        return [AuditEntry(**e) for e in list(found)[-max(1, min(limit, 100_000)) :]]
+        return list(found)[-max(1, min(limit, 100_000)) :]
 
     return app

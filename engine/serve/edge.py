@@ -45,7 +45,6 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 OPEN_PATHS = ("/health", "/ready", "/metrics", "/static/", "/openapi.json")
 PAGE_PATH = "/"  # the page asks for the key itself
 MAX_BODY_BYTES = 1024 * 1024  # a question or a regrouping; uploads have their own cap
-MAX_FILES = MAX_UPLOAD_FILES
 FAILED_KEYS_PER_MINUTE = 10  # per client; past it, 429 without hashing
 MAX_CLIENTS = 10_000  # clients whose failures are remembered
 HASHING_THREADS = 2  # key checks hashing at once: a flood of new keys cannot take every thread
@@ -343,7 +342,11 @@ def host_name(host: str) -> str:
 
 def _too_large(cap: int) -> str:
     what = "an upload request" if cap != MAX_BODY_BYTES else "a request body"
-    setting = " (KGP_MAX_FILE_MB for each of at most 20 files)" if cap != MAX_BODY_BYTES else ""
+    setting = (
+        f" (KGP_MAX_FILE_MB for each of at most {MAX_UPLOAD_FILES} files)"
+        if cap != MAX_BODY_BYTES
+        else ""
+    )
     return f"{what} may hold at most {cap / 1024 / 1024:g} MB{setting}"
 
 
