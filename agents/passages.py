@@ -29,6 +29,8 @@ class CachedPassage:
     page: int
     table_id: str | None  # the table whose rows the passage holds, if any
     embedding: np.ndarray | None  # None when read without it (PassageCache.texts)
+    doc_title: str | None = None  # its document's title and path (None: the store read none)
+    doc_path: str | None = None
 
 
 class SharedCache(Generic[K, V]):
@@ -101,6 +103,8 @@ class PassageCache:
                     page=stored.page,
                     table_id=stored.table_id,
                     embedding=np.asarray(stored.embedding, dtype=np.float32) if vectors else None,
+                    doc_title=stored.doc_title,
+                    doc_path=stored.doc_path,
                 )
                 for pid, stored in read(missing).items()
             }

@@ -155,7 +155,7 @@ class Retriever:
         query = self.services.embed([question])[0]
         ids = walk.ids()
         cosine = {pid: float(np.dot(query, v)) for pid, v in self.passages.vectors(ids).items()}
-        docs.update(self.store.fetch_nodes({rows[pid].doc_id for pid in cosine}))
+        self._documents([rows[pid] for pid in cosine], (), docs)
         return Evidence(
             walk,
             cosine,
@@ -249,6 +249,22 @@ class Retriever:
         query = self.services.embed([question])[0]
         return by_similarity(query, self.store.document_passages(documents))
 
+    def _documents(
+        self,
+        passages: Sequence[CachedPassage | StoredPassage],
+        more: Sequence[str],
+        docs: Documents,
+    ) -> None:
+        """Add to ``docs`` the documents of ``passages`` and the ids ``more``: from what the
+        passage rows hold of their documents (title and path), one ``fetch_nodes`` for the
+        rest."""
+        for passage in passages:
+            if passage.doc_id not in docs and passage.doc_title is not None:
+                docs[passage.doc_id] = {"title": passage.doc_title, "path": passage.doc_path}
+        wanted = {*more, *(p.doc_id for p in passages)} - docs.keys()
+        if wanted:
+            docs.update(self.store.fetch_nodes(wanted))
+
     def _passages(
         self,
         found: Found,
@@ -260,9 +276,7 @@ class Retriever:
         """The evidence: the pages and tables the question named first, then the passages. A
         passage of a named document that the traversal did not reach is there by its
         document: its path is the document and the passage, its step score its similarity."""
-        wanted = {item.doc_id for item in items} | {p.doc_id for p in chosen}
-        if wanted - docs.keys():  # those the order did not read already
-            docs.update(self.store.fetch_nodes(wanted - docs.keys()))
+        self._documents(chosen, [item.doc_id for item in items], docs)
 
         def document(doc_id: str) -> dict[str, str]:
             node = docs.get(doc_id, {})

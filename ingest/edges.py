@@ -269,7 +269,8 @@ class SimilarityLinker:
         pending = self.store.links.pending_documents()
         if not pending:
             return 0
-        by_doc: dict[str, list[tuple[str, list[float]]]] = {doc: [] for doc in pending}
+        by_doc: dict[str, list[tuple[str, Sequence[float] | np.ndarray]]]
+        by_doc = {doc: [] for doc in pending}
         for passage in self.store.document_passages(pending):
             by_doc[passage_document(passage.id)].append((passage.id, passage.embedding))
         docs = []

@@ -10,9 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from kgp.access import ADMIN_CALLER
 from kgp.stores import FalkorStore
+from kgp.stores.base import GraphStore
 from kgp.stores.falkordb import vectors
 from kgp.stores.model import passage_id
 
@@ -25,7 +27,8 @@ def graph_keys(store: FalkorStore) -> set[int]:
 
 
 def vector_of(store: FalkorStore, pid: str) -> list[float]:
-    return list(store.passage_vectors([pid])[pid].embedding)
+    """The vector the graph keeps (the store's own passage_vectors reads the index's copy)."""
+    return list(GraphStore.passage_vectors(store, [pid])[pid].embedding)
 
 
 def first_hit(store: FalkorStore, vector: list[float]) -> str:
@@ -99,6 +102,30 @@ def test_a_process_sees_what_another_wrote_and_removed(tmp_path: Path) -> None:
         assert reader.vectors.keys() >= graph_keys(reader)
     with FalkorStore(data_dir=kb).open() as reader:
         assert reader.vectors.keys() == graph_keys(reader)
+
+
+def test_passage_vectors_are_the_graphs_read_from_the_index_or_the_graph(tmp_path: Path) -> None:
+    kb = tmp_path / "kb"
+    with open_store(kb) as writer, FalkorStore(data_dir=kb).open() as reader:
+        writer.write_documents([make_document("a.txt", 4)])
+        ids = [passage_id("a.txt", j) for j in range(4)]
+        names: list[str] = []
+        reader.tracer = lambda event: names.append(event.name)
+        # not in the reader's index yet (it catches up at its next search): read from the graph
+        unseen = reader.passage_vectors(ids)
+        assert "passage_vectors" in names
+        reader.vector_search(vector_of(writer, ids[0]), 1)
+        names.clear()
+        held = reader.passage_vectors([*ids, "a.txt#passage=99"])
+        assert names == ["passage_keys"]  # the vectors came from the index
+        for found in (unseen, held):
+            assert sorted(found) == ids
+            for pid in ids:
+                assert np.asarray(found[pid].embedding, dtype=np.float32).tolist() == vector_of(
+                    writer, pid
+                )
+                assert found[pid].text == writer.passage_texts([pid])[pid].text
+        assert held[ids[0]].doc_title == "Title of a.txt" and held[ids[0]].doc_path == "a.txt"
 
 
 def test_onnxruntime_imported_after_the_index_library_does_not_crash() -> None:

@@ -4,4 +4,5 @@ MATCH (p:Passage {id: id})
 OPTIONAL MATCH (d:Document {id: p.doc_id})
 WITH p, d
 WHERE $caller_reads_all OR any(g IN coalesce(d.groups, []) WHERE g IN $caller_groups)
-RETURN p.id AS id, p.doc_id AS doc_id, p.page AS page, p.text AS text, p.embedding AS embedding, p.table_id AS table_id
+RETURN p.id AS id, p.doc_id AS doc_id, p.page AS page, p.text AS text, p.embedding AS embedding, p.table_id AS table_id,
+       d.title AS doc_title, d.path AS doc_path

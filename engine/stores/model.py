@@ -7,11 +7,12 @@ A :class:`DocumentGraph` is one document's whole subgraph as ingest produces it
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import numpy as np
 from kgp.access import DEFAULT_GROUPS
 
 
@@ -151,14 +152,17 @@ class GraphCounts:
 @dataclass(frozen=True, slots=True)
 class StoredPassage:
     """A passage as the graph holds it (``passage_vectors``, ``document_passages``). The
-    embedding is the list of floats the driver returns, unconverted."""
+    embedding is the list of floats the driver returns, unconverted, or the float32 array of
+    the embedded store's index beside the graph."""
 
     id: str
     doc_id: str
     page: int
     text: str
-    embedding: list[float]
+    embedding: Sequence[float] | np.ndarray
     table_id: str | None = None  # the table whose rows it holds, if any
+    doc_title: str | None = None  # its document's title and path, where the query reads them
+    doc_path: str | None = None  # (passage_texts, passage_vectors)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,7 +289,14 @@ def stored_passage(row: Mapping[str, Any]) -> StoredPassage:
         text=str(row["text"]),
         embedding=row.get("embedding") or [],
         table_id=str(row["table_id"]) if row["table_id"] else None,
+        doc_title=_text_or_none(row, "doc_title"),
+        doc_path=_text_or_none(row, "doc_path"),
     )
+
+
+def _text_or_none(row: Mapping[str, Any], key: str) -> str | None:
+    value = row.get(key)
+    return None if value is None else str(value)
 
 
 def page_content(row: Mapping[str, Any]) -> PageContent:

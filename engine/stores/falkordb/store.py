@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import atexit
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from hashlib import sha256
 from pathlib import Path
 from typing import Any, Self
@@ -32,7 +33,7 @@ from kgp.stores.falkordb.stall import StallWatch
 from kgp.stores.falkordb.upkeep import FalkorUpkeep
 from kgp.stores.falkordb.vectors import PassageVectors
 from kgp.stores.maintenance import Row
-from kgp.stores.model import DocumentGraph, passage_document
+from kgp.stores.model import DocumentGraph, StoredPassage, passage_document, stored_passage
 from kgp.stores.rows import documents_rows, write_whole
 from kgp.stores.tracer import Tracer
 
@@ -152,6 +153,23 @@ class FalkorStore(FalkorSchema):
         rows = self.run("delete_document", {"id": doc_id}, write=True)
         self.vectors.removed(rows[0]["keys"] if rows else [])
         return bool(rows and rows[0]["found"])
+
+    def passage_vectors(self, ids: Iterable[str]) -> dict[str, StoredPassage]:
+        """Passages by id, their vectors from the index beside the graph (no floats sent as
+        text); the graph's for keys the index does not hold yet (another process wrote them
+        since its last catch-up)."""
+        id_list = list(dict.fromkeys(ids))
+        if not id_list:
+            return {}
+        rows = self.run("passage_keys", {"ids": id_list})
+        held = self.vectors.get([int(r["vkey"]) for r in rows if r["vkey"] is not None])
+        out: dict[str, StoredPassage] = {}
+        for row in rows:
+            vector = held.get(int(row["vkey"])) if row["vkey"] is not None else None
+            if vector is not None:
+                out[str(row["id"])] = replace(stored_passage(row), embedding=vector)
+        missing = [str(r["id"]) for r in rows if str(r["id"]) not in out]
+        return out | super().passage_vectors(missing) if missing else out
 
     def _knn_candidates(self, rows: list[dict[str, Any]]) -> list[Row]:
         """``knn_candidates``' rows from the index beside the graph: each row's keys to its

@@ -238,6 +238,17 @@ class PassageVectors:
             for i, n in enumerate(counts.tolist())
         ]
 
+    def get(self, keys: Sequence[int]) -> dict[int, np.ndarray]:
+        """The vectors the index holds of ``keys`` (a key is given once, with its vector, so a
+        held key's vector is the graph's); keys it does not hold are left out."""
+        index = self._index
+        if index is None or not keys:
+            return {}
+        wanted = np.asarray(keys, dtype=np.uint64)
+        with self._lock.reading():
+            found: Any = index.get(wanted)  # (a tuple: a vector, or None, a key)
+        return {int(k): v for k, v in zip(wanted.tolist(), found, strict=True) if v is not None}
+
     def recall_at_10(self, vectors: Sequence[Sequence[float]]) -> float | None:
         """The index's recall@10 against exact search, averaged over ``vectors``."""
         if not vectors or not len(self):
