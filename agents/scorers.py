@@ -232,7 +232,9 @@ def tfidf_cosines(
         for c in row:
             vec, norm = weighted[id(c)]
             small, large = (vec, q) if len(vec) < len(q) else (q, vec)
-            scores.append(sum(w * large.get(t, 0.0) for t, w in small.items()) / (norm * q_norm))
+            # (in the smaller's order, not a set's: the same sum, to the last bit, every run)
+            shared = sum(w * large[t] for t, w in small.items() if t in large)
+            scores.append(shared / (norm * q_norm))
         out.append(scores)
     return out
 

@@ -44,22 +44,19 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def words(text: str) -> Iterator[str]:
-    """The words of a text, lower-cased, with apostrophes and hyphens inside a word kept."""
-    for match in _WORD.finditer(text.lower()):
-        yield match.group().replace("’", "'")
+    """The words of a text, lower-cased, with apostrophes and hyphens inside a word kept (a
+    typographic apostrophe read as a plain one)."""
+    yield from _WORD.findall(text.lower().replace("’", "'"))
 
 
 def terms(text: str) -> list[str]:
     """Lexical terms (keywords, tf-idf, BM25): ``words`` of 3+ characters (or numbers of 4+
     digits), without stop words; repeats kept, for term frequencies."""
-    out = []
-    for word in words(text):
-        if word in STOPWORDS or len(word) < 3:
-            continue
-        if word.isdigit() and len(word) < 4:
-            continue
-        out.append(word)
-    return out
+    return [
+        word
+        for word in _WORD.findall(text.lower().replace("’", "'"))
+        if len(word) >= 3 and word not in STOPWORDS and not (len(word) == 3 and word.isdigit())
+    ]
 
 
 def tokens(text: str) -> list[str]:

@@ -6,6 +6,7 @@ change them, and sync stays incremental."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -130,14 +131,14 @@ def title_links(
     """(a, b) for passages a and b of different documents when a's text names the title of
     b's document (``documents``: passage → document id; ``titles``: document id → title), as a
     whole phrase, case-insensitively, with or without a trailing "(...)" qualifier."""
-    patterns: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+    patterns: dict[str, list[str]] = {}
     for doc in {documents[p] for p in texts if p in documents}:
         names = [
             t
             for t in title_terms(titles.get(doc, ""))
             if len(t) >= MIN_TITLE_CHARS and t not in STOPWORDS
         ]
-        patterns[doc] = [(t, re.compile(rf"(?<!\w){re.escape(t)}(?!\w)")) for t in names]
+        patterns[doc] = names
     lowered = {p: " ".join(text.lower().split()) for p, text in texts.items() if p in documents}
     members: dict[str, list[str]] = {}
     for p in lowered:
@@ -146,9 +147,15 @@ def title_links(
     for a, text in lowered.items():
         for doc, found in patterns.items():
             # the substring test first: a regex runs only where the title occurs at all
-            if doc != documents[a] and any(t in text and r.search(text) for t, r in found):
+            if doc != documents[a] and any(t in text and _phrase(t).search(text) for t in found):
                 links.update((a, b) for b in members[doc])
     return frozenset(links)
+
+
+@functools.lru_cache(maxsize=4096)
+def _phrase(title: str) -> re.Pattern[str]:
+    """A title (lower-cased) as a whole phrase: not inside a longer word."""
+    return re.compile(rf"(?<!\w){re.escape(title)}(?!\w)")
 
 
 class _Passage(Protocol):
