@@ -4,10 +4,12 @@ and seeder factories registered in ``kgp.names`` receive the services, never the
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable, Hashable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from kgp.agents.passages import PassageCache
@@ -20,6 +22,10 @@ from kgp.stores.model import EdgeKind
 if TYPE_CHECKING:
     from kgp.agents.gnn import GnnRetriever
 
+T = TypeVar("T")
+# what a question's retrieval does beside its main line (the full-text seeds while the question
+# is encoded); as many threads as questions that may run at once, started when first needed
+_MEANWHILE = ThreadPoolExecutor(max_workers=16, thread_name_prefix="kgp-meanwhile")
 QUESTION_VECTORS = 256  # question vectors remembered (the seeder, scorer and order share one)
 
 
@@ -150,6 +156,11 @@ class Services:
         self.passages = passages or PassageCache(store)
         self._gnn: GnnRetriever | None = None
         self._lock = threading.Lock()
+
+    def meanwhile(self, work: Callable[..., T], *args: Any) -> Future[T]:
+        """``work(*args)`` on another thread, as the caller (the store's reader and its call
+        count are context variables: the work runs in a copy of the caller's context)."""
+        return _MEANWHILE.submit(contextvars.copy_context().run, work, *args)
 
     @property
     def gnn(self) -> GnnRetriever:

@@ -43,11 +43,14 @@ def vector(services: Services, question: str, count: int) -> Seeds:
 
 
 def hybrid(services: Services, question: str, count: int) -> Seeds:
-    """Vector and full-text hits, fused by reciprocal rank."""
+    """Vector and full-text hits, fused by reciprocal rank. The full-text search runs while
+    the question is encoded: the store answers in its own process and the encoder releases
+    the interpreter while it computes."""
+    lexical = services.meanwhile(services.store.fulltext_search, question, 2 * count)
     query = services.embed([question])[0].tolist()
     dense = services.store.vector_search(query, 2 * count)
-    lexical = services.store.fulltext_search(question, 2 * count)
-    return reciprocal_rank_fusion([[h.id for h in dense], [h.id for h in lexical]], count)
+    fulltext_hits = lexical.result()
+    return reciprocal_rank_fusion([[h.id for h in dense], [h.id for h in fulltext_hits]], count)
 
 
 def tfidf(services: Services, question: str, count: int) -> Seeds:
