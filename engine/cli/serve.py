@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import json
 import sys
@@ -100,6 +101,9 @@ def serve(
         moved = migrate_uploads(kg, settings.data_dir / "uploads")
     except KgpError as exc:
         raise fail(str(exc)) from None
+    # the models' objects live as long as the server: kept out of the collector's full passes,
+    # which otherwise walk them all every few dozen questions (decisions/0009)
+    gc.freeze()
     if moved:
         news(f"{len(moved)} uploaded documents moved to their own ids (upload:KEY/FILE)")
     if loaded is None:
