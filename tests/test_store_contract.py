@@ -11,9 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from kgp.access import Caller
 from kgp.errors import AccessDeniedError, ConfigurationError, DocumentError
 from kgp.stores import EdgeKind, GraphStore, search
+from kgp.stores.coverage import reads_all
 from kgp.stores.model import (
     DocumentGraph,
     PassageRecord,
+    neighbour_rows,
     passage_id,
 )
 from kgp.stores.rows import document_rows, documents_rows
@@ -435,14 +437,24 @@ def test_batched_neighbours_by_kind(store: GraphStore) -> None:
 def test_neighbours_of_every_kind_in_one_query(store: GraphStore) -> None:
     from kgp.stores.tracer import TraceLog
 
-    store.write_documents([make_document("a.txt", 30)])
+    store.write_documents([make_document("a.txt", 30), make_document("b.txt", 8, seed=2)])
+    ids = [passage_id("a.txt", j) for j in range(30)]
     log = TraceLog()
     store.tracer = log
     try:
-        store.neighbours([passage_id("a.txt", j) for j in range(30)])
+        found = store.neighbours(ids, limit=4, max_df=20)
     finally:
         store.tracer = None
-    assert log.names() == ["neighbours"]
+    # a caller reading every passage (the admin here) gets the query that checks no document,
+    # and the same neighbours as the checking one
+    assert reads_all(store, store.caller_now())
+    assert log.names() == ["neighbours_all"]
+    for max_df in (20, 50):  # the keywords (in all 38 passages) over the cap, then under it
+        found = store.neighbours(ids, limit=4, max_df=max_df)
+        params = {"ids": ids, "kinds": [k.value for k in EdgeKind], "limit": 4, "max_df": max_df}
+        checked = neighbour_rows(store.run("neighbours", params))
+        assert found and set(found) == set(checked) and len(found) == len(checked)
+        assert (EdgeKind.KEYWORD in {n.kind for n in found}) == (max_df == 50)
 
 
 def test_fetch_nodes_of_every_label(store: GraphStore) -> None:

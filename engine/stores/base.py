@@ -235,7 +235,9 @@ class GraphStore(StoreSearch, StoreCounts, Closing):
         if not id_list or not wanted:
             return []
         params = {"ids": id_list, "kinds": wanted, "limit": limit, "max_df": max_df}
-        return neighbour_rows(self.run("neighbours", params))
+        # a caller reading every passage: a query that checks no document (twice as fast)
+        query = "neighbours_all" if reads_all(self, self.caller_now()) else "neighbours"
+        return neighbour_rows(self.run(query, params))
 
     def fetch_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Nodes by id (passages, pages, tables, documents): ``{id: {label, **properties}}``.

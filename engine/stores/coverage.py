@@ -63,6 +63,7 @@ ADMIN_QUERIES = frozenset(
         "knn_candidates_all",
         "knn_passages_all",
         "links_within_reach",
+        "neighbours_all",
         "passage_embeddings",
         "passages_by_text_hash",
         "passages_needing_knn",
@@ -93,7 +94,9 @@ INDEX_QUERIES = frozenset(
 CALLER_WRITES = frozenset({"save_trace"})  # the one write a reader makes: its own trace
 
 # admin-only reads (ADMIN_QUERIES) that a covered read's caller may run
-COVERED_READ_QUERIES = frozenset({"fulltext_term_all", "knn_candidates_all", "knn_passages_all"})
+COVERED_READ_QUERIES = frozenset(
+    {"fulltext_term_all", "knn_candidates_all", "knn_passages_all", "neighbours_all"}
+)
 
 # the store and caller of the covered read open in this context
 _COVERED: ContextVar[tuple[object, Caller] | None] = ContextVar("kgp_covered_read", default=None)
