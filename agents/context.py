@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 # what a question's retrieval does beside its main line (the full-text seeds while the question
-# is encoded); as many threads as questions that may run at once, started when first needed
-_MEANWHILE = ThreadPoolExecutor(max_workers=16, thread_name_prefix="kgp-meanwhile")
+# is encoded): a thread for each question that may run at once (kgp serve's handlers run on
+# anyio's 40 threads), each started when first needed
+_MEANWHILE = ThreadPoolExecutor(max_workers=64, thread_name_prefix="kgp-meanwhile")
 QUESTION_VECTORS = 256  # question vectors remembered (the seeder, scorer and order share one)
 
 

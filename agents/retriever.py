@@ -260,7 +260,7 @@ class Retriever:
         rest."""
         for passage in passages:
             if passage.doc_id not in docs and passage.doc_title is not None:
-                docs[passage.doc_id] = {"title": passage.doc_title, "path": passage.doc_path}
+                docs[passage.doc_id] = {"title": passage.doc_title, "path": passage.doc_path or ""}
         wanted = {*more, *(p.doc_id for p in passages)} - docs.keys()
         if wanted:
             docs.update(self.store.fetch_nodes(wanted))

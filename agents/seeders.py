@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import wait
 from typing import TYPE_CHECKING
 
 from kgp.agents.scorers import tfidf_cosines
@@ -47,8 +48,15 @@ def hybrid(services: Services, question: str, count: int) -> Seeds:
     the question is encoded: the store answers in its own process and the encoder releases
     the interpreter while it computes."""
     lexical = services.meanwhile(services.store.fulltext_search, question, 2 * count)
-    query = services.embed([question])[0].tolist()
-    dense = services.store.vector_search(query, 2 * count)
+    try:
+        query = services.embed([question])[0].tolist()
+        dense = services.store.vector_search(query, 2 * count)
+    except BaseException:
+        # nothing this question reads outlives it (a covered read retried with the checks must
+        # not meet a count its unchecked search stores late)
+        lexical.cancel()
+        wait([lexical])
+        raise
     fulltext_hits = lexical.result()
     return reciprocal_rank_fusion([[h.id for h in dense], [h.id for h in fulltext_hits]], count)
 

@@ -98,11 +98,13 @@ def serve(
             )
         kg = state.open(settings.model_copy(update={"groups": ("*",)}))
         kg.encoder.load()
+        kg.retriever()  # the default one, with its order's model
         moved = migrate_uploads(kg, settings.data_dir / "uploads")
     except KgpError as exc:
         raise fail(str(exc)) from None
     # the models' objects live as long as the server: kept out of the collector's full passes,
     # which otherwise walk them all every few dozen questions (decisions/0009)
+    gc.collect()
     gc.freeze()
     if moved:
         news(f"{len(moved)} uploaded documents moved to their own ids (upload:KEY/FILE)")

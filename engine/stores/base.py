@@ -20,12 +20,13 @@ health, checkpoints and the dump (kgp.stores.maintenance; a store may bring its 
 
 from __future__ import annotations
 
+import threading
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
 from kgp import cypher
@@ -138,7 +139,7 @@ class GraphStore(StoreSearch, StoreCounts, Closing):
         rows = self._execute(cypher.load(self.dialect, name), params, write=write)
         for counter in _COUNTERS.get():
             if counter.store is self:
-                counter.calls += 1
+                counter.count()
         if self.tracer is not None:
             self.tracer(QueryEvent(name, params, len(rows), time.perf_counter() - started))
         return rows
@@ -345,10 +346,16 @@ class GraphStore(StoreSearch, StoreCounts, Closing):
 
 @dataclass(eq=False, slots=True)
 class _CallCounter:
-    """The calls to one store counted by one ``counting()`` block."""
+    """The calls to one store counted by one ``counting()`` block (work it hands to another
+    thread in a copy of its context counts too, so under a lock)."""
 
     store: GraphStore
     calls: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def count(self) -> None:
+        with self.lock:
+            self.calls += 1
 
 
 # the caller of the innermost reading_as() block open in this context
