@@ -1,5 +1,5 @@
-// neighbours for a caller reading every passage: no document is checked, and a keyword's df is
-// the count of its passages, so keywords over $max_df are skipped by it alone (admin only, see
+// neighbours for a caller reading every passage: no document is checked, and keywords over
+// $max_df are skipped by their df alone, which counts every passage of theirs (admin only, see
 // ADMIN_QUERIES; docs/decisions/0012).
 UNWIND $ids AS id
 WITH id
