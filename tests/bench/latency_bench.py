@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import tempfile
 import time
 from functools import partial
 from pathlib import Path
@@ -27,7 +26,7 @@ from kgp.corpus_graph import graph_key, shared_target
 from kgp.qa import load_qa
 from kgp.settings import load_settings
 
-from tests.bench.retrieval_bench import FILES, QA
+from tests.bench.retrieval_bench import FILES, QA, graphs_root
 
 
 def bench_set(name: str, retriever: str, rounds: int, root: Path) -> dict[str, float]:
@@ -85,11 +84,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="times each question is asked")
     parser.add_argument("--data-dir", type=Path, default=None)
     args = parser.parse_args()
-    if not QA.is_dir():
-        raise SystemExit(f"no QA data at {QA}; the shared data folder sits beside the repository")
-    with tempfile.TemporaryDirectory() as tmp:
-        root = args.data_dir or Path(tmp)
-        root.mkdir(parents=True, exist_ok=True)
+    with graphs_root(args.data_dir) as root:
         figures = {name: bench_set(name, args.retriever, args.rounds, root) for name in args.sets}
     print(
         f"\nset        dense p50  p95   {args.retriever} p50  p95   p50/dense  "

@@ -28,7 +28,6 @@ import argparse
 import itertools
 import pickle
 import statistics
-import tempfile
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -44,7 +43,7 @@ from kgp.qa import load_corpus, load_qa
 from kgp.settings import load_settings
 from kgp.training.order import Example, fit
 
-from tests.bench.retrieval_bench import FILES, QA
+from tests.bench.retrieval_bench import FILES, QA, graphs_root
 
 REPO = Path(__file__).resolve().parents[2]
 SETS = ("musique", "hotpotqa", "2wiki")
@@ -219,11 +218,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=None)
     parser.add_argument("--pdfs", type=Path, default=None, help="a data dir with the PDFs synced")
     args = parser.parse_args()
-    if not QA.is_dir():
-        raise SystemExit(f"no QA data at {QA}; the shared data folder sits beside the repository")
-    with tempfile.TemporaryDirectory() as tmp:
-        root = args.data_dir or Path(tmp)
-        root.mkdir(parents=True, exist_ok=True)
+    with graphs_root(args.data_dir) as root:
         train_files = [QA / FILES[("train", s)][0] for s in SETS]
         train = dumped(root, "train", train_files, QA / "train" / "2wiki_corpus.json")
         dev = {s: dumped(root, f"{s}-dev", [QA / FILES[("dev", s)][0]], None) for s in SETS}

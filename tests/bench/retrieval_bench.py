@@ -19,6 +19,8 @@ import argparse
 import json
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -47,6 +49,18 @@ DEFAULT_RETRIEVERS = [
     "kgp-hybrid",
     "kgp-embedding",
 ]
+
+
+@contextmanager
+def graphs_root(data_dir: Path | None) -> Iterator[Path]:
+    """Where a bench builds its graphs: ``data_dir`` (kept for the next run), else a folder
+    removed at the end; without the shared QA data, a one-line exit."""
+    if not QA.is_dir():
+        raise SystemExit(f"no QA data at {QA}; the shared data folder sits beside the repository")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = data_dir or Path(tmp)
+        root.mkdir(parents=True, exist_ok=True)
+        yield root
 
 
 def bench_set(args: argparse.Namespace, name: str, root: Path) -> dict[str, dict[str, float]]:
@@ -86,11 +100,7 @@ def main() -> None:
     parser.add_argument("--t5-model", help="seq2seq model directory for kgp-t5")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON")
     args = parser.parse_args()
-    if not QA.is_dir():
-        raise SystemExit(f"no QA data at {QA}; the shared data folder sits beside the repository")
-    with tempfile.TemporaryDirectory() as tmp:
-        root = args.data_dir or Path(tmp)
-        root.mkdir(parents=True, exist_ok=True)
+    with graphs_root(args.data_dir) as root:
         figures = {name: bench_set(args, name, root) for name in args.sets}
     k = args.k
     print(
