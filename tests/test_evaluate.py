@@ -221,8 +221,24 @@ def test_interrupted_run_leaves_a_valid_partial_file(tmp_path: Path, encoder: En
             on_progress=stop,
         )
     saved = json.loads(out.read_text())
-    assert saved["complete"] is False
-    assert len(saved["questions"]["dense"]) == 2 and len(saved["questions"]["bm25"]) == 1
+    assert saved["complete"] is False  # (each question asked of both in turn: one each)
+    assert len(saved["questions"]["dense"]) == 1 and len(saved["questions"]["bm25"]) == 1
+
+
+def test_each_question_is_asked_of_every_retriever_in_turn(
+    tmp_path: Path, encoder: Encoder
+) -> None:
+    """Which retriever goes first alternates, so a drifting machine slows them alike."""
+    asked: list[tuple[str, int]] = []
+    evaluate(
+        dataset(tmp_path),
+        partial(kgp.open, loaded_encoder=encoder),
+        tmp_path / "d",
+        retrievers=["dense", "bm25"],
+        k=3,
+        on_progress=lambda name, done, total: asked.append((name, done)),
+    )
+    assert asked == [("dense", 1), ("bm25", 1), ("bm25", 2), ("dense", 2)]
 
 
 def test_bad_input(tmp_path: Path) -> None:

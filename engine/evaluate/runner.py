@@ -179,9 +179,12 @@ def _run(
     total: int,
     keep: KnowledgeGraph | None,
 ) -> None:
-    """Every retriever on every target's questions; the results file is rewritten after each
-    retriever of a shared graph, or after every tenth per-question graph. Each target's graph
-    is closed when done, except ``keep`` (the caller's)."""
+    """Every retriever on every target's questions, each question asked of every retriever in
+    turn (which goes first alternating): a machine whose speed drifts (a shared one, by a third
+    within minutes) slows them all alike, where one retriever's questions and then the next's
+    would give the drift to one of them. The results file is rewritten after every 25 questions
+    of a shared graph and at its end, or after every tenth per-question graph. Each target's
+    graph is closed when done, except ``keep`` (the caller's)."""
     for n, target in enumerate(targets, start=1):
         one_question = len(target.cases) == 1
         try:
@@ -190,18 +193,21 @@ def _run(
             if result.setting != "graph":
                 report_missing(target, result)
             runners = _runners(target.kg, names, named, k, reading is not None, result)
-            for name, run in runners.items():
-                report = result.reports.setdefault(name, RetrieverReport(name))
-                rows: list[QuestionResult] = []
-                for case in target.cases:
-                    rows.append(_ask(target.kg, run, case))
-                    report.questions.append(rows[-1])
+            reports = {n: result.reports.setdefault(n, RetrieverReport(n)) for n in runners}
+            rows: dict[str, list[QuestionResult]] = {name: [] for name in runners}
+            for m, case in enumerate(target.cases):
+                for name in list(runners) if m % 2 == 0 else list(reversed(runners)):
+                    rows[name].append(_ask(target.kg, runners[name], case))
+                    reports[name].questions.append(rows[name][-1])
                     if on_progress is not None:
-                        on_progress(name, len(report.questions), total)
-                if reading is not None:
-                    answer_and_grade(target.kg, target.cases, rows, *reading)
-                if out is not None and not one_question:
+                        on_progress(name, len(reports[name].questions), total)
+                if out is not None and not one_question and (m + 1) % 25 == 0:
                     result.write(out)
+            if reading is not None:
+                for name in runners:
+                    answer_and_grade(target.kg, target.cases, rows[name], *reading)
+            if out is not None and not one_question:
+                result.write(out)
         finally:
             if target.kg is not keep:
                 target.kg.close()  # a per-question graph is closed before the next opens
