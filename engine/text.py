@@ -54,7 +54,7 @@ def terms(text: str) -> list[str]:
     digits), without stop words; repeats kept, for term frequencies."""
     return [
         word
-        for word in _WORD.findall(text.lower().replace("’", "'"))
+        for word in words(text)
         if len(word) >= 3 and word not in STOPWORDS and not (len(word) == 3 and word.isdigit())
     ]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import kgp
 import pytest
@@ -204,6 +205,18 @@ def test_limit_with_a_seed_samples(tmp_path: Path) -> None:
     }
 
 
+def dense_and_bm25(tmp_path: Path, encoder: Encoder, **options: Any) -> None:
+    """``dense`` and ``bm25`` on the two questions of :func:`dataset`, k = 3."""
+    evaluate(
+        dataset(tmp_path),
+        partial(kgp.open, loaded_encoder=encoder),
+        tmp_path / "d",
+        retrievers=["dense", "bm25"],
+        k=3,
+        **options,
+    )
+
+
 def test_interrupted_run_leaves_a_valid_partial_file(tmp_path: Path, encoder: Encoder) -> None:
     def stop(name: str, done: int, total: int) -> None:
         if name == "bm25":
@@ -211,15 +224,7 @@ def test_interrupted_run_leaves_a_valid_partial_file(tmp_path: Path, encoder: En
 
     out = tmp_path / "partial.json"
     with pytest.raises(KeyboardInterrupt):
-        evaluate(
-            dataset(tmp_path),
-            partial(kgp.open, loaded_encoder=encoder),
-            tmp_path / "d",
-            retrievers=["dense", "bm25"],
-            k=3,
-            out=out,
-            on_progress=stop,
-        )
+        dense_and_bm25(tmp_path, encoder, out=out, on_progress=stop)
     saved = json.loads(out.read_text())
     assert saved["complete"] is False  # (each question asked of both in turn: one each)
     assert len(saved["questions"]["dense"]) == 1 and len(saved["questions"]["bm25"]) == 1
@@ -230,13 +235,8 @@ def test_each_question_is_asked_of_every_retriever_in_turn(
 ) -> None:
     """Which retriever goes first alternates, so a drifting machine slows them alike."""
     asked: list[tuple[str, int]] = []
-    evaluate(
-        dataset(tmp_path),
-        partial(kgp.open, loaded_encoder=encoder),
-        tmp_path / "d",
-        retrievers=["dense", "bm25"],
-        k=3,
-        on_progress=lambda name, done, total: asked.append((name, done)),
+    dense_and_bm25(
+        tmp_path, encoder, on_progress=lambda name, done, total: asked.append((name, done))
     )
     assert asked == [("dense", 1), ("bm25", 1), ("bm25", 2), ("dense", 2)]
 

@@ -16,8 +16,9 @@ def test_texts_come_without_embeddings_and_each_embedding_is_read_once(store: Gr
     ids = [passage_id("a.txt", j) for j in range(4)]
     stored = store.passage_vectors(ids)
     cache, ran = PassageCache(store), []
-    # (the embedded store reads the vectors from its index beside the graph, by the keys)
-    vectors_read = "passage_keys" if isinstance(store, FalkorStore) else "passage_vectors"
+    # (the embedded store reads the vectors from its index beside the graph, by the keys
+    # passage_texts gives)
+    vectors_read = "passage_texts" if isinstance(store, FalkorStore) else "passage_vectors"
     store.tracer, before = ran.append, store.tracer
     try:
         assert cache.texts(ids[:3]) == {i: stored[i].text for i in ids[:3]}

@@ -442,7 +442,7 @@ def test_neighbours_of_every_kind_in_one_query(store: GraphStore) -> None:
     log = TraceLog()
     store.tracer = log
     try:
-        found = store.neighbours(ids, limit=4, max_df=20)
+        store.neighbours(ids, limit=4, max_df=20)
     finally:
         store.tracer = None
     # a caller reading every passage (the admin here) gets the query that checks no document,

@@ -117,7 +117,7 @@ def test_passage_vectors_are_the_graphs_read_from_the_index_or_the_graph(tmp_pat
         reader.vector_search(vector_of(writer, ids[0]), 1)
         names.clear()
         held = reader.passage_vectors([*ids, "a.txt#passage=99"])
-        assert names == ["passage_keys"]  # the vectors came from the index
+        assert names == ["passage_texts"]  # the vectors came from the index
         for found in (unseen, held):
             assert sorted(found) == ids
             for pid in ids:

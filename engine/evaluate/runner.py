@@ -180,11 +180,11 @@ def _run(
     keep: KnowledgeGraph | None,
 ) -> None:
     """Every retriever on every target's questions, each question asked of every retriever in
-    turn (which goes first alternating): a machine whose speed drifts (a shared one, by a third
-    within minutes) slows them all alike, where one retriever's questions and then the next's
-    would give the drift to one of them. The results file is rewritten after every 25 questions
-    of a shared graph and at its end, or after every tenth per-question graph. Each target's
-    graph is closed when done, except ``keep`` (the caller's)."""
+    turn (which goes first alternating): a machine whose speed drifts slows them all alike,
+    where one retriever's questions and then the next's would give the drift to one of them.
+    The results file is rewritten after every 25 questions of a shared graph and at its end, or
+    after every tenth per-question graph. Each target's graph is closed when done, except
+    ``keep`` (the caller's)."""
     for n, target in enumerate(targets, start=1):
         one_question = len(target.cases) == 1
         try:
@@ -193,7 +193,9 @@ def _run(
             if result.setting != "graph":
                 report_missing(target, result)
             runners = _runners(target.kg, names, named, k, reading is not None, result)
-            reports = {n: result.reports.setdefault(n, RetrieverReport(n)) for n in runners}
+            reports = {
+                name: result.reports.setdefault(name, RetrieverReport(name)) for name in runners
+            }
             rows: dict[str, list[QuestionResult]] = {name: [] for name in runners}
             for m, case in enumerate(target.cases):
                 for name in list(runners) if m % 2 == 0 else list(reversed(runners)):

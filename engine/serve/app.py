@@ -334,8 +334,9 @@ def create_app(
         if not key.upload:
             raise HttpError(403, f"key {key.name!r} may not upload (kgp key --upload GROUPS)")
         if len(file) > MAX_UPLOAD_FILES:
-            most = MAX_UPLOAD_FILES
-            raise HttpError(422, f"file: {len(file)} files; send at most {most} a request")
+            raise HttpError(
+                422, f"file: {len(file)} files; send at most {MAX_UPLOAD_FILES} a request"
+            )
         chosen = key.upload
         admin = key.caller.admin or operator
         if groups is not None:

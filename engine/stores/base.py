@@ -236,7 +236,7 @@ class GraphStore(StoreSearch, StoreCounts, Closing):
         if not id_list or not wanted:
             return []
         params = {"ids": id_list, "kinds": wanted, "limit": limit, "max_df": max_df}
-        # a caller reading every passage: a query that checks no document (twice as fast)
+        # a caller reading every passage: a query that checks no document (decisions/0012)
         query = "neighbours_all" if reads_all(self, self.caller_now()) else "neighbours"
         return neighbour_rows(self.run(query, params))
 

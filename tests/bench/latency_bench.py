@@ -1,6 +1,6 @@
 """The default retriever's latency against dense retrieval's, question by question in one
 process: each question is asked of both, which goes first alternating, so a machine whose
-speed drifts (a shared one drifts by a third within minutes) slows both alike. ``kgp eval``
+speed drifts slows both alike. ``kgp eval``
 asks its questions the same way; this bench also gives the median of the per-question ratios
 and runs on any checkout (to compare code versions on one machine).
 

@@ -161,7 +161,7 @@ class FalkorStore(FalkorSchema):
         id_list = list(dict.fromkeys(ids))
         if not id_list:
             return {}
-        rows = self.run("passage_keys", {"ids": id_list})
+        rows = self.run("passage_texts", {"ids": id_list})  # (with each passage's key)
         held = self.vectors.get([int(r["vkey"]) for r in rows if r["vkey"] is not None])
         out: dict[str, StoredPassage] = {}
         for row in rows:
