@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -150,3 +151,65 @@ def test_an_index_loaded_from_its_file_searches_as_deep_as_one_built_here(tmp_pa
         assert again.vectors._index.expansion_search == built == vectors.EXPANSION_SEARCH
     finally:
         again.close()
+
+
+def test_a_checkpoint_writes_the_file_once_enough_changed_and_a_close_always(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small write to a large index leaves its file as it was until the changes reach
+    1/SAVE_SHARE of it (a kill meanwhile costs the next open those entries, read from the graph);
+    a forced checkpoint and a close write whatever changed."""
+    monkeypatch.setattr(vectors, "SAVE_SHARE", 4)  # (of 40 entries: 10 changed)
+    kb = tmp_path / "kb"
+    with open_store(kb) as store:
+        store.write_documents([make_document(f"d{i}.txt", 10, seed=i) for i in range(4)])
+        store.upkeep.checkpoint()
+        path = store.vectors.path
+        assert path is not None and path.exists()
+        saved = path.read_bytes()
+        store.write_documents([make_document("e.txt", 4, seed=9)])  # 4 of 44: not yet
+        assert store.vectors.due() is False
+        store.upkeep.checkpoint()
+        assert path.read_bytes() == saved
+        store.delete_document("d0.txt")  # 14 of 34
+        assert store.vectors.due() is True
+        store.upkeep.checkpoint()
+        assert path.read_bytes() != saved
+        saved = path.read_bytes()
+        store.write_documents([make_document("f.txt", 2, seed=8)])
+        store.upkeep.checkpoint(force=True)
+        assert path.read_bytes() != saved
+        saved = path.read_bytes()
+        store.write_documents([make_document("g.txt", 2, seed=7)])
+    assert path.read_bytes() != saved  # the close
+    with open_store(kb) as store:
+        assert store.vectors.keys() == graph_keys(store) and len(store.vectors) == 38
+
+
+def test_searches_go_on_while_the_file_is_written_and_answer_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "EXACT_BELOW", 0)  # (searches walk the graph the save reads)
+    with open_store(tmp_path / "kb") as store:
+        store.write_documents([make_document(f"d{i}.txt", 20, seed=i) for i in range(5)])
+        queries = [vector_of(store, passage_id(f"d{i}.txt", 3)) for i in range(5)]
+        alone = store.vectors.search(queries, 10)
+        answers: list[object] = []
+        stop = threading.Event()
+
+        def search() -> None:
+            while not stop.is_set():
+                answers.append(store.vectors.search(queries, 10))
+
+        searchers = [threading.Thread(target=search) for _ in range(3)]
+        for thread in searchers:
+            thread.start()
+        try:
+            for _ in range(20):
+                store.vectors._unsaved = 1
+                store.vectors.save()
+        finally:
+            stop.set()
+            for thread in searchers:
+                thread.join()
+        assert answers and all(found == alone for found in answers)

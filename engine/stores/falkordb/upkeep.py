@@ -115,8 +115,9 @@ class FalkorUpkeep(Upkeep):
 
     def checkpoint(self, *, force: bool = False) -> bool:
         """Compact the append-only file: safe whenever (a failed write reloads the server); and
-        save the index beside the graph."""
-        self.store.vectors.save()
+        save the index beside the graph, with ``force`` or once enough of it changed."""
+        if force or self.store.vectors.due():
+            self.store.vectors.save()
         try:
             log = self.store.server.log
             return log.compact(min_bytes=0, growth=-1.0) if force else log.compact()

@@ -41,6 +41,10 @@ FIRST_KEY = 1  # (vector_mark.cypher's too: FalkorDB 4.16's range index, loaded,
 READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
 THREADS = os.cpu_count() or 1  # threads of one add, or of one search of many vectors (a sync's)
 MANY = 16  # vectors in one search worth threads of their own (a question's search is one)
+SAVE_SHARE = 256  # a checkpoint writes the file once the entries changed since it was last
+# written reach 1/SAVE_SHARE of the index: an open re-adds each from the graph at about the cost
+# of writing 350 entries to the file, so a kill costs the next open about one save at most,
+# and a small add to a large index writes no file (docs/decisions/0001-vectors-beside-the-graph.md)
 
 
 class _Shared:
@@ -78,8 +82,9 @@ class PassageVectors:
         self._run, self.path = run, path
         self._index: Index | None = None
         self._next = FIRST_KEY  # the graph's counter the index has caught up to
-        self._changed = False  # since it was loaded or saved
+        self._unsaved = 0  # entries added or removed since the file was loaded or written
         self._lock = _Shared()
+        self._saving = threading.Lock()  # (a save reads the index beside searches, alone)
 
     def __len__(self) -> int:
         return 0 if self._index is None else len(self._index)
@@ -104,7 +109,7 @@ class PassageVectors:
         graph without passages yet (the first write's vectors give it)."""
         with self._lock.changing():
             index = self._loaded(dimension)
-            self._changed = index is None
+            self._unsaved = 0
             if index is None and dimension is not None:
                 index = _new(dimension)
             self._index = index
@@ -117,7 +122,7 @@ class PassageVectors:
             gone = held - graph
             if gone:
                 index.remove(np.fromiter(gone, dtype=np.uint64, count=len(gone)))
-                self._changed = True
+                self._unsaved += len(gone)
             self._add_by_keys(sorted(graph - held))
             self._next = mark
 
@@ -178,21 +183,29 @@ class PassageVectors:
             gone = [k for k in keys if self._index is not None and k in self._index]
             if gone:
                 self._index.remove(np.asarray(gone, dtype=np.uint64))
-                self._changed = True
+                self._unsaved += len(gone)
 
     def clear(self) -> None:
         with self._lock.changing():
-            self._index, self._next = None, FIRST_KEY
+            self._index, self._next, self._unsaved = None, FIRST_KEY, 0
         if self.path is not None:
             self.path.unlink(missing_ok=True)
 
+    def due(self) -> bool:
+        """Whether enough has changed since the file was written for a checkpoint to save it
+        (SAVE_SHARE)."""
+        return self._unsaved > 0 and self._unsaved * SAVE_SHARE >= len(self)
+
     def save(self) -> None:
-        """Write the file atomically (a temporary file, flushed, renamed over the old one). One
-        that cannot be written (a full disk) is logged and left as it was: the next open brings
-        whatever file it finds up to the graph."""
-        if self.path is None or self._index is None or not self._changed:
+        """Write the file atomically (a temporary file, flushed, renamed over the old one), if
+        anything changed since it was loaded or written. Searches go on meanwhile; changes wait.
+        One that cannot be written (a full disk) is logged and left as it was: the next open
+        brings whatever file it finds up to the graph."""
+        if self.path is None or self._index is None or not self._unsaved:
             return
-        with self._lock.changing():
+        with self._saving, self._lock.reading():
+            if not self._unsaved:
+                return  # (saved by another thread meanwhile)
             # (a name of this process's own: two processes may save at once)
             temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
             try:
@@ -210,7 +223,7 @@ class PassageVectors:
                     exc,
                 )
                 return
-            self._changed = False
+            self._unsaved = 0
 
     # -- searching --------------------------------------------------------------------------
 
@@ -287,7 +300,7 @@ class PassageVectors:
         if held:
             self._index.remove(np.asarray(held, dtype=np.uint64))
         self._index.add(keys, values, threads=THREADS)
-        self._changed = True
+        self._unsaved += len(held) + len(keys)
 
 
 def _new(dimension: int) -> Index:
