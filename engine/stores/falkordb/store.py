@@ -99,7 +99,7 @@ class FalkorStore(FalkorSchema):
     def close(self) -> None:
         atexit.unregister(self.close)
         try:
-            if self._graph is not None:
+            if self._graph is not None and self.vectors.due():
                 self.vectors.save()
             park = self._park_indexes if self._graph is not None else None
             self.server.stop(before_shutdown=park)  # the last user sets indexes aside

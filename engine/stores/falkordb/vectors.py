@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -41,10 +42,11 @@ FIRST_KEY = 1  # (vector_mark.cypher's too: FalkorDB 4.16's range index, loaded,
 READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
 THREADS = os.cpu_count() or 1  # threads of one add, or of one search of many vectors (a sync's)
 MANY = 16  # vectors in one search worth threads of their own (a question's search is one)
-SAVE_SHARE = 256  # a checkpoint writes the file once the entries changed since it was last
-# written reach 1/SAVE_SHARE of the index: an open re-adds each from the graph at about the cost
-# of writing 350 entries to the file, so a kill costs the next open about one save at most,
-# and a small add to a large index writes no file (docs/decisions/0001-vectors-beside-the-graph.md)
+SAVE_SHARE = 256  # a checkpoint or a close writes the file once the entries changed since it
+# was last written reach 1/SAVE_SHARE of the index: an open re-adds each from the graph at about
+# the cost of writing 350 entries to the file, so what the file lacks costs the next open about
+# one save at most, and a small add to a large index writes no file
+# (docs/decisions/0001-vectors-beside-the-graph.md)
 
 
 class _Shared:
@@ -84,10 +86,10 @@ class PassageVectors:
         self._next = FIRST_KEY  # the graph's counter the index has caught up to
         self._unsaved = 0  # entries added or removed since the file was loaded or written
         self._lock = _Shared()
-        self._saving = threading.Lock()  # (a save reads the index beside searches, alone)
 
     def __len__(self) -> int:
-        return 0 if self._index is None else len(self._index)
+        index = self._index  # (once: a clear may run meanwhile)
+        return 0 if index is None else len(index)
 
     def keys(self) -> set[int]:
         """The keys the index holds."""
@@ -127,7 +129,12 @@ class PassageVectors:
             self._next = mark
 
     def _loaded(self, dimension: int | None) -> Index | None:
-        if self.path is None or not self.path.exists():
+        if self.path is None:
+            return None
+        for leftover in self.path.parent.glob(f"{self.path.name}.*.tmp"):
+            if not _running(leftover.name[len(self.path.name) + 1 :].split("-")[0]):
+                leftover.unlink(missing_ok=True)  # a save its process did not live to finish
+        if not self.path.exists():
             return None
         try:
             index = Index.restore(str(self.path))
@@ -192,38 +199,40 @@ class PassageVectors:
             self.path.unlink(missing_ok=True)
 
     def due(self) -> bool:
-        """Whether enough has changed since the file was written for a checkpoint to save it
-        (SAVE_SHARE)."""
+        """Whether enough has changed since the file was written for a checkpoint or a close to
+        write it (SAVE_SHARE): what it lacks, the next open re-adds from the graph."""
         return self._unsaved > 0 and self._unsaved * SAVE_SHARE >= len(self)
 
     def save(self) -> None:
-        """Write the file atomically (a temporary file, flushed, renamed over the old one), if
-        anything changed since it was loaded or written. Searches go on meanwhile; changes wait.
-        One that cannot be written (a full disk) is logged and left as it was: the next open
-        brings whatever file it finds up to the graph."""
-        if self.path is None or self._index is None or not self._unsaved:
+        """Write the file atomically (a temporary file of this save's own, flushed, renamed over
+        the old one) if anything changed since it was loaded or written; changes and searches
+        wait for the index's part, not for the flush. One that cannot be written (a full disk)
+        is logged and left as it was: the next open brings whatever file it finds up to the
+        graph."""
+        if self.path is None or not self._unsaved:
             return
-        with self._saving, self._lock.reading():
-            if not self._unsaved:
-                return  # (saved by another thread meanwhile)
-            # (a name of this process's own: two processes may save at once)
-            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            try:
+        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}-{uuid.uuid4().hex}.tmp")
+        written = 0
+        try:
+            with self._lock.changing():
+                if self._index is None or not self._unsaved:
+                    return
                 self._index.save(str(temporary))
-                os.chmod(temporary, 0o600)  # (owner-only, as the data directory)
-                with open(temporary, "rb") as written:
-                    os.fsync(written.fileno())
-                os.replace(temporary, self.path)
-            except (RuntimeError, OSError) as exc:
-                temporary.unlink(missing_ok=True)
-                log.warning(
-                    "could not save the vector index %s (%s); the next open rebuilds "
-                    "what it lacks from the graph",
-                    self.path,
-                    exc,
-                )
-                return
-            self._unsaved = 0
+                written, self._unsaved = self._unsaved, 0
+            os.chmod(temporary, 0o600)  # (owner-only, as the data directory)
+            with open(temporary, "rb") as file:
+                os.fsync(file.fileno())
+            os.replace(temporary, self.path)
+        except (RuntimeError, OSError) as exc:
+            temporary.unlink(missing_ok=True)
+            with self._lock.changing():
+                self._unsaved += written
+            log.warning(
+                "could not save the vector index %s (%s); the next open rebuilds what it lacks "
+                "from the graph",
+                self.path,
+                exc,
+            )
 
     # -- searching --------------------------------------------------------------------------
 
@@ -301,6 +310,19 @@ class PassageVectors:
             self._index.remove(np.asarray(held, dtype=np.uint64))
         self._index.add(keys, values, threads=THREADS)
         self._unsaved += len(held) + len(keys)
+
+
+def _running(pid: str) -> bool:
+    """Whether the process of this id (as a temporary file's name gives it) still runs."""
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # (another user's)
+    return True
 
 
 def _new(dimension: int) -> Index:
