@@ -45,12 +45,21 @@ class AppendOnlyLog:
     # -- compaction --------------------------------------------------------------------------
 
     def compact(
-        self, *, min_bytes: int | None = None, growth: float = 1.0, timeout: float = 600.0
+        self,
+        *,
+        min_bytes: int | None = None,
+        growth: float = 1.0,
+        timeout: float = 600.0,
+        wait: bool = True,
     ) -> bool:
         """Rewrite the append-only file as a snapshot when its log of writes has grown past
         ``min_bytes`` and ``growth`` times the last snapshot, so the next start loads quickly
         instead of replaying every write (what redis's automatic rewrite would do, run only at
-        moments kgp chooses). Waits until the rewrite is done; True if it ran."""
+        moments kgp chooses); True if it ran. A rewrite already running (another process's) is
+        waited for first, so the snapshot holds everything written before the call. With
+        ``wait`` (default) returns once the rewrite is done; writes may go on meanwhile either
+        way (they go to a new part of the log, which follows the new snapshot)."""
+        deadline = time.monotonic() + timeout
         with self.client(timeout=600.0) as conn:
             info = conn.info("persistence")
             size = int(info.get("aof_current_size", 0))
@@ -58,19 +67,25 @@ class AppendOnlyLog:
             least = COMPACT_MIN_BYTES if min_bytes is None else min_bytes
             if size - base < least or size < (1.0 + growth) * base:
                 return False
-            try:
-                conn.bgrewriteaof()
-            except redis.ResponseError as exc:
-                if "already in progress" not in str(exc):
-                    raise StoreUnavailableError(f"FalkorDB could not compact: {exc}") from None
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                info = conn.info("persistence")
-                if not info.get("aof_rewrite_in_progress") and not info.get(
-                    "aof_rewrite_scheduled"
-                ):
-                    return True
-                time.sleep(0.05)
+            while True:
+                try:
+                    conn.bgrewriteaof()
+                    break
+                except redis.ResponseError as exc:
+                    if "already in progress" not in str(exc):
+                        raise StoreUnavailableError(f"FalkorDB could not compact: {exc}") from None
+                self._rewritten(conn, deadline, timeout)  # (then ours, from what is written by now)
+            if wait:
+                self._rewritten(conn, deadline, timeout)
+            return True
+
+    def _rewritten(self, conn: redis.Redis, deadline: float, timeout: float) -> None:
+        """Wait until no rewrite is running or scheduled."""
+        while time.monotonic() < deadline:
+            info = conn.info("persistence")
+            if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+                return
+            time.sleep(0.05)
         raise StoreUnavailableError(
             f"FalkorDB compaction in {self.home} did not finish in {timeout:.0f} s"
         )

@@ -123,11 +123,15 @@ class FalkorStore(FalkorSchema):
             self.server.log.compact(min_bytes=0, growth=-1.0, timeout=PARK_COMPACT_SECONDS)
 
     def _seal_indexes(self) -> None:
-        """Compact new indexes into the snapshot before writes use them: FalkorDB 4.16 cannot
-        use an index its log creates until the replay ends, so replayed lookups scan and a start
-        after a killed first sync is minutes instead of seconds
-        (docs/decisions/0010-reopening-a-large-graph.md)."""
-        self.upkeep.checkpoint(force=True)
+        """Compact new indexes into the snapshot: FalkorDB 4.16 cannot use an index its log
+        creates until the replay ends, so replayed lookups scan and a start after a killed first
+        sync is minutes instead of seconds (docs/decisions/0010-reopening-a-large-graph.md).
+        Writes need not wait for it: they go to the log's part after the new snapshot (a kill
+        before the snapshot is done replays them with scans)."""
+        try:
+            self.server.log.compact(min_bytes=0, growth=-1.0, wait=False)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
 
     def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None:
         """A schema write under the data directory's lock: not by run(), whose reload takes it."""
