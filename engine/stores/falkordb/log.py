@@ -60,31 +60,33 @@ class AppendOnlyLog:
         ``wait`` (default) returns once the rewrite is done; writes may go on meanwhile either
         way (they go to a new part of the log, which follows the new snapshot)."""
         deadline = time.monotonic() + timeout
+        least = COMPACT_MIN_BYTES if min_bytes is None else min_bytes
         with self.client(timeout=600.0) as conn:
-            info = conn.info("persistence")
-            size = int(info.get("aof_current_size", 0))
-            base = int(info.get("aof_base_size", 0))
-            least = COMPACT_MIN_BYTES if min_bytes is None else min_bytes
-            if size - base < least or size < (1.0 + growth) * base:
-                return False
-            while True:
+            while True:  # (again after another rewrite: it moved the snapshot's size)
+                info = conn.info("persistence")
+                size = int(info.get("aof_current_size", 0))
+                base = int(info.get("aof_base_size", 0))
+                if size - base < least or size < (1.0 + growth) * base:
+                    return False
                 try:
                     conn.bgrewriteaof()
                     break
                 except redis.ResponseError as exc:
                     if "already in progress" not in str(exc):
                         raise StoreUnavailableError(f"FalkorDB could not compact: {exc}") from None
-                self._rewritten(conn, deadline, timeout)  # (then ours, from what is written by now)
+                self._rewritten(conn, deadline, timeout)
             if wait:
                 self._rewritten(conn, deadline, timeout)
             return True
 
     def _rewritten(self, conn: redis.Redis, deadline: float, timeout: float) -> None:
         """Wait until no rewrite is running or scheduled."""
-        while time.monotonic() < deadline:
+        while True:
             info = conn.info("persistence")
             if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
                 return
+            if time.monotonic() >= deadline:
+                break
             time.sleep(0.05)
         raise StoreUnavailableError(
             f"FalkorDB compaction in {self.home} did not finish in {timeout:.0f} s"

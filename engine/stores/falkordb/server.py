@@ -231,6 +231,9 @@ class EmbeddedServer:
         is stuck at start is killed and started once more."""
         self._reap_if_child()
         self.pid_file.unlink(missing_ok=True)
+        for folder in (self.home, self.home / "appendonlydir"):  # a rewrite a stop cut short
+            for leftover in folder.glob("temp-rewriteaof-*.aof"):
+                leftover.unlink(missing_ok=True)
         try:
             self._launch_once()
         except _ServerStalled as exc:
