@@ -57,9 +57,9 @@ def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
     """--as-it-stands measures a graph built part way (a size built over several sessions)
     without syncing the rest: its ledger is left as the runs that wrote it left it, and so is
     the write rate it reports; with no graph there, it says so. A measurement removes what it
-    added, with the add in a new session (cold_add_s) or without (--no-cold-add), and in the
-    session that synced it (kept_add_s), which one measured as it stands has none of. The keys
-    of the matrix of every vector kgp no longer keeps stay, null."""
+    added, with the add in a new session (cold_add_s; cold_command_s with its close) or without
+    (--no-cold-add), and in the session that synced it (kept_add_s), which one measured as it
+    stands has none of. The keys of the matrix of every vector kgp no longer keeps stay, null."""
     with pytest.raises(SystemExit, match="no graph left"):
         measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5, as_it_stands=True)
     first = measure(100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5)
@@ -69,6 +69,7 @@ def test_a_graph_measured_as_it_stands_is_not_synced(tmp_path: Path) -> None:
         100, tmp_path, UnigramWriter(CORPUS), StandInEncoder(), 5, as_it_stands=True, cold_add=False
     )
     assert first["cold_add_s"] > 0 and again["cold_add_s"] is None  # --no-cold-add
+    assert first["cold_command_s"] >= first["cold_add_s"] and again["cold_command_s"] is None
     assert first["kept_add_s"] > 0 and again["kept_add_s"] is None  # no sync in that run
     for run in (first, again):
         assert run["hold_s"] is None and run["held_add_s"] is None and run["restored"] is None
