@@ -149,8 +149,10 @@ def test_a_failure_while_setting_the_index_aside_still_stops_the_server(
 
 def compacted(store: FalkorStore) -> None:
     """Wait for a compaction the store began without waiting (a seal's)."""
+    deadline = time.monotonic() + 60.0
     with store.server.log.client(timeout=30.0) as conn:
         while conn.info("persistence").get("aof_rewrite_in_progress"):
+            assert time.monotonic() < deadline, "the compaction did not finish in 60 s"
             time.sleep(0.05)
 
 

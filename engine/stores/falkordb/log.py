@@ -59,6 +59,12 @@ class AppendOnlyLog:
         waited for first, so the snapshot holds everything written before the call. With
         ``wait`` (default) returns once the rewrite is done; writes may go on meanwhile either
         way (they go to a new part of the log, which follows the new snapshot)."""
+        try:
+            return self._compact(min_bytes, growth, timeout, wait)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailableError(f"lost the FalkorDB server in {self.home}: {exc}") from None
+
+    def _compact(self, min_bytes: int | None, growth: float, timeout: float, wait: bool) -> bool:
         deadline = time.monotonic() + timeout
         least = COMPACT_MIN_BYTES if min_bytes is None else min_bytes
         with self.client(timeout=600.0) as conn:

@@ -128,10 +128,7 @@ class FalkorStore(FalkorSchema):
         sync is minutes instead of seconds (docs/decisions/0010-reopening-a-large-graph.md).
         Writes need not wait for it: they go to the log's part after the new snapshot (a kill
         before the snapshot is done replays them with scans)."""
-        try:
-            self.server.log.compact(min_bytes=0, growth=-1.0, wait=False)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailableError(f"lost {self.describe()}: {exc}") from None
+        self.server.log.compact(min_bytes=0, growth=-1.0, wait=False)
 
     def _locked_write(self, name: str, parameters: Mapping[str, Any], what: str) -> None:
         """A schema write under the data directory's lock: not by run(), whose reload takes it."""

@@ -13,9 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
-import redis
 from kgp.access import ADMIN_CALLER
-from kgp.errors import StoreUnavailableError
 from kgp.locks import WriteGate
 from kgp.stores.falkordb.indexes import (
     INDEX_STALL_SECONDS,
@@ -118,11 +116,8 @@ class FalkorUpkeep(Upkeep):
         save the index beside the graph, with ``force`` or once enough of it changed."""
         if force or self.store.vectors.due():
             self.store.vectors.save()
-        try:
-            log = self.store.server.log
-            return log.compact(min_bytes=0, growth=-1.0) if force else log.compact()
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            raise StoreUnavailableError(f"lost {self.store.describe()}: {exc}") from None
+        log = self.store.server.log
+        return log.compact(min_bytes=0, growth=-1.0) if force else log.compact()
 
     def writes(self) -> AbstractContextManager[None]:
         return self.gate.writing()

@@ -27,6 +27,7 @@ import numpy as np
 # it does not: loaded first where it is installed (docs/decisions/0001-vectors-beside-the-graph.md)
 with suppress(ImportError):
     import onnxruntime  # noqa: F401
+from kgp.stores.falkordb.processes import pid_alive
 from usearch.index import Index
 
 log = logging.getLogger(__name__)
@@ -43,10 +44,9 @@ READ_BATCH = 5_000  # vectors read from the graph per query when the index catch
 THREADS = os.cpu_count() or 1  # threads of one add, or of one search of many vectors (a sync's)
 MANY = 16  # vectors in one search worth threads of their own (a question's search is one)
 SAVE_SHARE = 256  # a checkpoint or a close writes the file once the entries changed since it
-# was last written reach 1/SAVE_SHARE of the index: an open re-adds each from the graph at about
-# the cost of writing 350 entries to the file, so what the file lacks costs the next open about
-# one save at most, and a small add to a large index writes no file
-# (docs/decisions/0001-vectors-beside-the-graph.md)
+# was last written reach 1/SAVE_SHARE of the index: re-adding an entry at an open costs about as
+# much as writing a few hundred to the file, so what the file lacks costs the next open about one
+# save at most, and a small add to a large index writes no file (decisions/0001)
 
 
 class _Shared:
@@ -132,7 +132,8 @@ class PassageVectors:
         if self.path is None:
             return None
         for leftover in self.path.parent.glob(f"{self.path.name}.*.tmp"):
-            if not _running(leftover.name[len(self.path.name) + 1 :].split("-")[0]):
+            pid = leftover.name[len(self.path.name) + 1 :].split("-")[0]
+            if not (pid.isdigit() and pid_alive(int(pid))):
                 leftover.unlink(missing_ok=True)  # a save its process did not live to finish
         if not self.path.exists():
             return None
@@ -310,19 +311,6 @@ class PassageVectors:
             self._index.remove(np.asarray(held, dtype=np.uint64))
         self._index.add(keys, values, threads=THREADS)
         self._unsaved += len(held) + len(keys)
-
-
-def _running(pid: str) -> bool:
-    """Whether the process of this id (as a temporary file's name gives it) still runs."""
-    if not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # (another user's)
-    return True
 
 
 def _new(dimension: int) -> Index:
