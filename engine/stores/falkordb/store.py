@@ -299,7 +299,6 @@ class FalkorStore(FalkorSchema):
         self._disconnect()
         self.server.revive() if crashed else self.server.reload()
         self._connect()
-        self._seal_indexes()  # (a seal the stop cut short, or indexes its log created)
 
     def _fulltext_query(self, terms: Sequence[str]) -> str:
         return " | ".join(terms)
