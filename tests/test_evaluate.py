@@ -447,3 +447,13 @@ def test_the_real_pdf_question_set_reads_in_kgps_format() -> None:
     assert all(len({s.text is None for s in i.supports}) == 1 for i in items)
     pairs = [i for i in items if i.id.startswith("multi")]
     assert all(len(i.supports) == 2 for i in pairs), "each needs two documents"
+
+
+def test_the_table_questions_the_order_is_fitted_on_read_in_kgps_format() -> None:
+    items = load_qa(Path(__file__).parent / "fixtures" / "icdar2013_table_questions.jsonl")
+    assert len(items) == 367 and len({i.id for i in items}) == len(items)
+    for item in items:
+        (support,) = item.supports
+        row = support.text or ""
+        assert row.startswith("| ") and row.endswith(" |"), "a stored table row"
+        assert str(item.answer).lower() in row.lower(), "the row holds the value asked for"

@@ -29,6 +29,7 @@ from kgp.training.order import Example, fit
 from tests.test_cli import kgp as run_kgp
 from tests.test_gnn import HOTPOT_ROWS
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 QUESTION = "Which station recorded the most rain, and what does it serve?"
 
 
@@ -197,3 +198,23 @@ def test_train_order_writes_the_same_files_twice(tmp_path: Path, encoder: Encode
     LearnedOrder.from_json((out / "order.json").read_text())
     again = run_kgp(*command)
     assert again.returncode == 1 and "exists; choose another --output" in again.stderr
+
+
+@pytest.mark.slow
+def test_train_order_asks_questions_of_its_own_format_of_a_folder(tmp_path: Path) -> None:
+    hotpot = tmp_path / "tiny_train.json"
+    hotpot.write_text(json.dumps(HOTPOT_ROWS))
+    own = EXAMPLES / "questions.jsonl"
+    out = tmp_path / "order"
+    command = ["--data-dir", str(tmp_path / "kb"), "train", "order", str(hotpot), str(own)]
+    refused = run_kgp(*command, "-o", str(out))
+    assert refused.returncode == 1 and "need --documents FOLDER" in refused.stderr
+    assert not out.exists()
+    done = run_kgp(*command, "-o", str(out), "--k", "6", "--documents", str(EXAMPLES / "documents"))
+    assert done.returncode == 0, done.stderr
+    own_count = len(own.read_text().splitlines())
+    assert f"saved {out} ({2 + own_count} questions" in done.stdout
+    card = json.loads((out / "training.json").read_text())
+    assert card["data"][-1] == str(EXAMPLES / "documents")
+    assert set(card["train_figures"]) == {"tiny_train", "questions"}
+    LearnedOrder.from_json((out / "order.json").read_text())

@@ -25,6 +25,13 @@ train_app = typer.Typer(
 DataArgument = Annotated[
     list[Path], typer.Argument(help="Training QA files (MuSiQue, HotpotQA or 2Wiki; train/ only).")
 ]
+OrderDataArgument = Annotated[
+    list[Path],
+    typer.Argument(
+        help="Training QA files (MuSiQue, HotpotQA or 2Wiki; train/ only), or kgp's own format "
+        "(question and supporting references) with --documents."
+    ),
+]
 OutputOption = Annotated[Path, typer.Option("--output", "-o", help="Directory to write.")]
 CorpusOption = Annotated[
     list[Path] | None,
@@ -232,21 +239,31 @@ def _fit_on_graph(
 @train_app.command("order")
 def train_order_command(
     ctx: typer.Context,
-    data: DataArgument,
+    data: OrderDataArgument,
     output: OutputOption = Path("models/kgp-order"),
     corpus: CorpusOption = None,
+    documents: Annotated[
+        Path | None,
+        typer.Option(
+            "--documents",
+            help="A folder of the documents that questions in kgp's own format (supporting "
+            "references, as kgp eval reads) refer to; synced into a graph under DATA_DIR/eval/.",
+        ),
+    ] = None,
     k: Annotated[int, typer.Option("--k", min=2, help="Passages retrieved per question.")] = 30,
     overwrite: OverwriteOption = False,
 ) -> None:
     """Fit the weights of the learned final order (the default, shipped as kgp-order) on the
-    shared graph of the training questions (built once under DATA_DIR/eval/); the same data
-    give the same files.
+    shared graph of the training questions (built once under DATA_DIR/eval/), and on questions
+    in kgp's own format asked of the graph of --documents; the same data give the same files.
 
     Example: kgp train order ../shared/data/qa/train/musique_train.json --output models/order
     """
     from kgp.training import train_order
 
-    report = _fit_on_graph(ctx, train_order, data, output, corpus, overwrite, k=k)
+    report = _fit_on_graph(
+        ctx, train_order, data, output, corpus, overwrite, k=k, documents=documents
+    )
     for dataset, orders in report.figures.items():
         before, after = orders["linked"], orders["learned"]
         print(

@@ -1,10 +1,13 @@
 """``kgp train order``: the weights of the learned final order (:mod:`kgp.agents.learned`), fitted
 on the shared graph of the training questions (built once under ``DATA_DIR/eval``, as ``kgp
-eval`` builds it). Each question is retrieved as the default retriever does (hybrid seeds, the
-tfidf scorer, K passages); every retrieved passage is one example, labelled by whether it is
-gold; the model is an L2-regularised logistic regression fitted by Newton's method in float64,
-so the same data give the same weights, written with six decimals and a card (``README.md``,
-``training.json`` with every file's sha256), as ``kgp-order`` ships."""
+eval`` builds it), and on questions in kgp's own format asked of a folder of documents (the
+table-cell questions over ICDAR 2013's reports: a report's row holding the question's terms is
+then learned beside a Wikipedia article's paragraph). Each question is retrieved as the default
+retriever does (hybrid seeds, the tfidf scorer, K passages); every retrieved passage is one
+example, labelled by whether it is gold; the model is an L2-regularised logistic regression
+fitted by Newton's method in float64, so the same data give the same weights, written with six
+decimals and a card (``README.md``, ``training.json`` with every file's sha256), as
+``kgp-order`` ships."""
 
 from __future__ import annotations
 
@@ -20,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from kgp import metrics
-from kgp.errors import TrainingError
+from kgp.errors import ConfigurationError, TrainingError
 from kgp.training.loop import Progress, print_to_stderr
-from kgp.training.questions import training_graph
+from kgp.training.questions import documents_graph, own_format, training_graph
 
 if TYPE_CHECKING:
     from kgp.agents.learned import LearnedOrder
@@ -67,35 +70,41 @@ def train_order(
     *,
     settings: Any,
     corpora: Sequence[Path] = (),
+    documents: Path | None = None,
     k: int = 30,
     overwrite: bool = False,
     progress: Progress = print_to_stderr,
 ) -> OrderReport:
-    """Fit the learned order's weights on ``paths`` and write them to the folder ``output``."""
-    from kgp.agents.learned import features
-
+    """Fit the learned order's weights on ``paths`` and write them to the folder ``output``;
+    files in kgp's own format among ``paths`` are asked of the graph of ``documents``."""
     started = time.perf_counter()
-    target, sources = training_graph(
-        "order",
-        paths,
-        factory,
-        root,
-        output,
-        settings=settings,
-        corpora=corpora,
-        overwrite=overwrite,
-        progress=progress,
-    )
+    native, own = own_format(paths)
+    if own and documents is None:
+        raise ConfigurationError(
+            f"{own[0]}: questions with supporting references need --documents FOLDER "
+            "(the documents they refer to)"
+        )
     examples: list[Example] = []
-    try:
-        retriever = target.kg.retriever(scorer="tfidf", order="linked")
-        for n, (dataset, case) in enumerate(zip(sources, target.cases, strict=True), 1):
-            ids, matrix = features(retriever.evidence(case.item.question, k))
-            examples.append(Example(dataset, ids, matrix, case.gold))
-            if n % 100 == 0:
-                progress(f"order: {n} of {len(sources)} questions retrieved")
-    finally:
-        target.kg.close()
+    if native:
+        target, sources = training_graph(
+            "order",
+            native,
+            factory,
+            root,
+            output,
+            settings=settings,
+            corpora=corpora,
+            overwrite=overwrite,
+            progress=progress,
+        )
+        examples += _retrieved(target, sources, k, progress)
+    elif output.exists() and not overwrite:
+        raise ConfigurationError(f"{output} exists; choose another --output or pass --overwrite")
+    if own and documents is not None:
+        target, sources = documents_graph("order", own, documents, factory, root, progress=progress)
+        examples += _retrieved(target, sources, k, progress)
+    if not examples:
+        raise TrainingError("no training questions with gold passages")
     order = fit(examples)
     figures = {
         dataset: {
@@ -106,8 +115,28 @@ def train_order(
     }
     examples_in_all = sum(len(e.ids) for e in examples)
     report = OrderReport(len(examples), examples_in_all, figures, time.perf_counter() - started)
-    write_model(output, order, report, paths, corpora, k)
+    write_model(
+        output, order, report, [*paths, *([documents] if own and documents else [])], corpora, k
+    )
     return report
+
+
+def _retrieved(target: Any, sources: Sequence[str], k: int, progress: Progress) -> list[Example]:
+    """Each case of ``target`` retrieved as the default retriever does (the ``linked`` order:
+    the features do not depend on the order), as an example; the graph closed after."""
+    from kgp.agents.learned import features
+
+    examples = []
+    try:
+        retriever = target.kg.retriever(scorer="tfidf", order="linked")
+        for n, (dataset, case) in enumerate(zip(sources, target.cases, strict=True), 1):
+            ids, matrix = features(retriever.evidence(case.item.question, k))
+            examples.append(Example(dataset, ids, matrix, case.gold))
+            if n % 100 == 0:
+                progress(f"order: {n} of {len(sources)} questions of the graph retrieved")
+    finally:
+        target.kg.close()
+    return examples
 
 
 def fit(examples: Sequence[Example], l2: float = L2, steps: int = 100) -> LearnedOrder:
@@ -186,6 +215,21 @@ def write_model(
     (output / "README.md").write_text(_card_text(card, order), encoding="utf-8")
 
 
+LICENCES = {
+    "musique": "MuSiQue CC BY 4.0",
+    "hotpotqa": "HotpotQA CC BY-SA 4.0",
+    "2wiki": "2WikiMultihopQA Apache-2.0",
+    "icdar2013": "ICDAR 2013 table competition documents (tabula-java's test resources, MIT)",
+}
+
+
+def _licences(data: Sequence[str]) -> str:
+    """The licences of the data sets kgp knows among ``data``; anything else is the user's."""
+    known = [licence for name, licence in LICENCES.items() if any(name in d for d in data)]
+    mine = any(not any(name in d for name in LICENCES) for d in data)
+    return ", ".join([*known, *(["the rest the trainer's own"] if mine else [])])
+
+
 def _card_text(card: dict[str, Any], order: LearnedOrder) -> str:
     from kgp.agents.learned import FEATURES, WEIGHTS_FILE
 
@@ -207,8 +251,7 @@ already has. Turn it off with `KGP_ORDER=linked`.
 
 - **Made by**:
   `{card["command"]}`
-- **Data** (train splits only; licences: MuSiQue CC BY 4.0, HotpotQA CC BY-SA 4.0,
-  2WikiMultihopQA Apache-2.0):
+- **Data** (no dev or test split; licences: {_licences(card["data"])}):
   {", ".join(card["data"])}
 - **Examples**: every passage the default retriever finds for each question, labelled gold or
   not: {card["examples"]} from {card["questions"]} questions; {card["retriever"]}; L2 {card["l2"]}

@@ -1,6 +1,8 @@
-"""The shared graph of training questions that ``kgp train gnn`` and ``kgp train order`` fit on:
-every paragraph of the QA files (and of any extra corpus) in one graph, built once under
-``root/eval`` as ``kgp eval`` builds it, with each question's gold passages."""
+"""The graphs of training questions that ``kgp train gnn`` and ``kgp train order`` fit on: every
+paragraph of the QA files (and of any extra corpus) in one graph, built once under ``root/eval``
+as ``kgp eval`` builds it, with each question's gold passages; and for questions in kgp's own
+format (``kgp train order`` only), a folder of documents synced into a graph of its own, where
+their supporting references are looked up as ``kgp eval`` looks them up."""
 
 from __future__ import annotations
 
@@ -9,8 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from kgp.errors import ConfigurationError, TrainingError
+from kgp.files import private_dir
 from kgp.qa import QaItem, load_corpus, load_qa
 from kgp.training.loop import Progress
+
+
+def own_format(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+    """``paths`` split into the files of MuSiQue, HotpotQA or 2Wiki questions (gold paragraphs)
+    and the files in kgp's own format (supporting references into documents)."""
+    native, own = [], []
+    for path in paths:
+        (own if any(item.supports for item in load_qa(path)) else native).append(Path(path))
+    return native, own
 
 
 def training_graph(
@@ -47,3 +59,56 @@ def training_graph(
     name = "train-" + "-".join(Path(p).stem for p in paths)[:40]
     progress(f"{what}: the graph of {len(items)} questions (built once under {root / 'eval'})")
     return shared_target(factory, root, items, name, extra, graph_key(settings)), sources
+
+
+def documents_graph(
+    what: str,
+    paths: Sequence[Path],
+    documents: Path,
+    factory: Callable[..., Any],
+    root: Path,
+    *,
+    progress: Progress,
+) -> tuple[Any, list[str]]:
+    """``documents`` synced into a graph under ``root/eval`` (kept, so an unchanged folder is
+    not read again) and ``paths``' questions with their supporting references resolved in it
+    (a :class:`~kgp.corpus_graph.Target`), with the stem of the file each case came from. A
+    question whose references are not all found is left out, with one line saying how many."""
+    import hashlib
+
+    from kgp.evaluate.report import Evaluation
+    from kgp.evaluate.targets import graph_target
+
+    if not documents.is_dir():
+        raise ConfigurationError(f"{documents}: --documents must be a folder of documents")
+    digest = hashlib.sha256(str(documents.resolve()).encode("utf-8")).hexdigest()[:12]
+    folder = root / "eval" / f"{what}-documents-{digest}"
+    private_dir(folder)
+    kg = factory(data_dir=folder / "kb")
+    try:
+        progress(f"{what}: syncing {documents} (kept under {folder})")
+        report = kg.sync(documents)
+        if report.skipped:
+            progress(f"{what}: {len(report.skipped)} documents of {documents} could not be read")
+        cases, sources = [], []
+        for path in paths:
+            result = Evaluation(dataset=str(path), k=0, setting="graph")
+            resolved = graph_target(kg, load_qa(path), result).cases
+            kept = [
+                case
+                for case in resolved
+                if (case.item.id or case.item.question) not in result.unresolved
+            ]
+            if len(kept) < len(resolved):
+                progress(
+                    f"{what}: {len(resolved) - len(kept)} questions of {path} left out "
+                    f"(a supporting reference not found in {documents})"
+                )
+            cases += kept
+            sources += [Path(path).stem] * len(kept)
+    except BaseException:
+        kg.close()
+        raise
+    from kgp.corpus_graph import Target
+
+    return Target(kg, cases), sources
