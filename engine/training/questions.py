@@ -19,7 +19,8 @@ from kgp.training.loop import Progress
 def own_format(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     """``paths`` split into the files of MuSiQue, HotpotQA or 2Wiki questions (gold paragraphs)
     and the files in kgp's own format (supporting references into documents)."""
-    native, own = [], []
+    native: list[Path] = []
+    own: list[Path] = []
     for path in paths:
         (own if any(item.supports for item in load_qa(path)) else native).append(Path(path))
     return native, own
