@@ -1,8 +1,7 @@
 """``kgp train order``: the weights of the learned final order (:mod:`kgp.agents.learned`), fitted
 on the shared graph of the training questions (built once under ``DATA_DIR/eval``, as ``kgp
-eval`` builds it), and on questions in kgp's own format asked of a folder of documents (the
-table-cell questions over ICDAR 2013's reports: a report's row holding the question's terms is
-then learned beside a Wikipedia article's paragraph). Each question is retrieved as the default
+eval`` builds it), and on questions in kgp's own format asked of a graph of the folder of
+documents they refer to. Each question is retrieved as the default
 retriever does (hybrid seeds, the tfidf scorer, K passages); every retrieved passage is one
 example, labelled by whether it is gold; the model is an L2-regularised logistic regression
 fitted by Newton's method in float64, so the same data give the same weights, written with six
@@ -25,7 +24,7 @@ import numpy as np
 from kgp import metrics
 from kgp.errors import ConfigurationError, TrainingError
 from kgp.training.loop import Progress, print_to_stderr
-from kgp.training.questions import documents_graph, own_format, training_graph
+from kgp.training.questions import check_documents, documents_graph, own_format, training_graph
 
 if TYPE_CHECKING:
     from kgp.agents.learned import LearnedOrder
@@ -84,6 +83,13 @@ def train_order(
             f"{own[0]}: questions with supporting references need --documents FOLDER "
             "(the documents they refer to)"
         )
+    if documents is not None and not own:
+        raise ConfigurationError(
+            f"--documents {documents}: no question file in kgp's own format (question and "
+            "supporting references) is given to ask of it"
+        )
+    if documents is not None:
+        check_documents(documents)
     examples: list[Example] = []
     if native:
         target, sources = training_graph(
@@ -101,7 +107,9 @@ def train_order(
     elif output.exists() and not overwrite:
         raise ConfigurationError(f"{output} exists; choose another --output or pass --overwrite")
     if own and documents is not None:
-        target, sources = documents_graph("order", own, documents, factory, root, progress=progress)
+        target, sources = documents_graph(
+            "order", own, documents, factory, root, settings=settings, progress=progress
+        )
         examples += _retrieved(target, sources, k, progress)
     if not examples:
         raise TrainingError("no training questions with gold passages")
@@ -115,9 +123,7 @@ def train_order(
     }
     examples_in_all = sum(len(e.ids) for e in examples)
     report = OrderReport(len(examples), examples_in_all, figures, time.perf_counter() - started)
-    write_model(
-        output, order, report, [*paths, *([documents] if own and documents else [])], corpora, k
-    )
+    write_model(output, order, report, paths, corpora if native else (), documents, k)
     return report
 
 
@@ -190,6 +196,7 @@ def write_model(
     report: OrderReport,
     paths: Sequence[Path],
     corpora: Sequence[Path],
+    documents: Path | None,
     k: int,
 ) -> None:
     """The weights, ``training.json`` (everything but timings, so a rerun is byte-identical)
@@ -202,7 +209,8 @@ def write_model(
     card = {
         "kind": "order",
         "base": f"logistic regression over {len(FEATURES)} retrieval signals",
-        "data": [str(p) for p in [*paths, *corpora]],
+        "data": [str(p) for p in [*paths, *corpora, *([documents] if documents else [])]],
+        "documents": str(documents) if documents else None,
         "retriever": f"kgp-tfidf (hybrid seeds, tfidf scorer), k = {k}",
         "l2": L2,
         "questions": report.questions,
@@ -215,19 +223,17 @@ def write_model(
     (output / "README.md").write_text(_card_text(card, order), encoding="utf-8")
 
 
-LICENCES = {
-    "musique": "MuSiQue CC BY 4.0",
-    "hotpotqa": "HotpotQA CC BY-SA 4.0",
-    "2wiki": "2WikiMultihopQA Apache-2.0",
-    "icdar2013": "ICDAR 2013 table competition documents (tabula-java's test resources, MIT)",
-}
+def _data_lines(card: dict[str, Any]) -> str:
+    """The card's data, a line each, with a QA set's name and licence where its format tells."""
+    from kgp.training.report import describe_data
 
-
-def _licences(data: Sequence[str]) -> str:
-    """The licences of the data sets kgp knows among ``data``; anything else is the user's."""
-    known = [licence for name, licence in LICENCES.items() if any(name in d for d in data)]
-    mine = any(not any(name in d for name in LICENCES) for d in data)
-    return ", ".join([*known, *(["the rest the trainer's own"] if mine else [])])
+    lines = [
+        f"  - the documents the questions in kgp's own format are asked of: `{path}`"
+        if path == card["documents"]
+        else f"  - {describe_data(path)}"
+        for path in card["data"]
+    ]
+    return "\n".join(lines)
 
 
 def _card_text(card: dict[str, Any], order: LearnedOrder) -> str:
@@ -251,8 +257,8 @@ already has. Turn it off with `KGP_ORDER=linked`.
 
 - **Made by**:
   `{card["command"]}`
-- **Data** (no dev or test split; licences: {_licences(card["data"])}):
-  {", ".join(card["data"])}
+- **Data** (no dev or test split):
+{_data_lines(card)}
 - **Examples**: every passage the default retriever finds for each question, labelled gold or
   not: {card["examples"]} from {card["questions"]} questions; {card["retriever"]}; L2 {card["l2"]}
 - **Files**: `{WEIGHTS_FILE}` (sha256 in `training.json`, checked by `kgp doctor`)

@@ -22,7 +22,13 @@ def own_format(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     native: list[Path] = []
     own: list[Path] = []
     for path in paths:
-        (own if any(item.supports for item in load_qa(path)) else native).append(Path(path))
+        referring = {bool(item.supports) for item in load_qa(path)}
+        if len(referring) > 1:
+            raise ConfigurationError(
+                f"{path}: some questions have supporting references and some gold paragraphs; "
+                "put each kind in a file of its own"
+            )
+        (own if True in referring else native).append(Path(path))
     return native, own
 
 
@@ -62,6 +68,12 @@ def training_graph(
     return shared_target(factory, root, items, name, extra, graph_key(settings)), sources
 
 
+def check_documents(documents: Path) -> None:
+    """Refuses a ``--documents`` that is not a folder, before any graph is built."""
+    if not documents.is_dir():
+        raise ConfigurationError(f"{documents}: --documents must be a folder of documents")
+
+
 def documents_graph(
     what: str,
     paths: Sequence[Path],
@@ -69,20 +81,23 @@ def documents_graph(
     factory: Callable[..., Any],
     root: Path,
     *,
+    settings: Any,
     progress: Progress,
 ) -> tuple[Any, list[str]]:
     """``documents`` synced into a graph under ``root/eval`` (kept, so an unchanged folder is
     not read again) and ``paths``' questions with their supporting references resolved in it
     (a :class:`~kgp.corpus_graph.Target`), with the stem of the file each case came from. A
-    question whose references are not all found is left out, with one line saying how many."""
+    question with a reference not found there (or with none) is left out, with one line saying
+    how many."""
     import hashlib
 
+    from kgp.corpus_graph import graph_key
     from kgp.evaluate.report import Evaluation
     from kgp.evaluate.targets import graph_target
 
-    if not documents.is_dir():
-        raise ConfigurationError(f"{documents}: --documents must be a folder of documents")
-    digest = hashlib.sha256(str(documents.resolve()).encode("utf-8")).hexdigest()[:12]
+    check_documents(documents)
+    key = f"{documents.resolve()}\n{graph_key(settings)}"
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
     folder = root / "eval" / f"{what}-documents-{digest}"
     private_dir(folder)
     kg = factory(data_dir=folder / "kb")
@@ -95,15 +110,11 @@ def documents_graph(
         for path in paths:
             result = Evaluation(dataset=str(path), k=0, setting="graph")
             resolved = graph_target(kg, load_qa(path), result).cases
-            kept = [
-                case
-                for case in resolved
-                if (case.item.id or case.item.question) not in result.unresolved
-            ]
+            kept = [case for case in resolved if case.gold and all(case.gold)]
             if len(kept) < len(resolved):
                 progress(
                     f"{what}: {len(resolved) - len(kept)} questions of {path} left out "
-                    f"(a supporting reference not found in {documents})"
+                    f"(a supporting reference not found in {documents}, or none given)"
                 )
             cases += kept
             sources += [Path(path).stem] * len(kept)

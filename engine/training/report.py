@@ -87,6 +87,8 @@ def describe_data(path: str) -> str:
         return f"`{path}`: {name} questions (licence {licence})"
     if kind == "corpus":
         return f"`{path}`: a corpus of passages, BM25 hard negatives only"
+    if kind == "kgp":
+        return f"`{path}`: questions in kgp's own format (their licence is their source's)"
     return f"`{path}`"
 
 

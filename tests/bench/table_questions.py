@@ -1,17 +1,17 @@
 """Template questions about table cells, made from ICDAR 2013's ground truth, for the learned
 order's training (``kgp train order --documents``; docs/decisions/0004-the-learned-order.md).
 
-    kgp --data-dir DIR sync ../shared/data/pdfs/icdar2013   # (a copy of it: the PDFs alone)
+    kgp --data-dir DIR sync ../shared/data/pdfs/icdar2013
     python -m tests.bench.table_questions ../shared/data/pdfs/icdar2013 DIR \
         > tests/fixtures/icdar2013_table_questions.jsonl
 
 For each table of each ``-str.xml``, up to six data cells in distinct rows, chosen with a fixed
-seed: a cell holding a digit whose row has a label (its first column, with letters) and whose
-column a header (the rows above the first with a digit). The question names both, in one of five
-wordings; its supporting reference is the line of the stored passage that holds the label and
-the value (the table row as kgp extracted it). A cell whose row kgp did not extract with both
-is left out, so the file follows the extraction of the day it was written (as the real-PDF
-questions do); write it again when tables are read differently.
+seed: a cell holding a digit whose row has a label (its first column, with letters; a label of
+rows in more than one table is not asked about) and whose column a header. The question names
+both, in one of five wordings; its supporting reference is the stored table row whose first cell
+is the label and another the value (the row as kgp extracted it). A cell without exactly one
+such row is left out, so the file follows the extraction of the day it was written (as the
+real-PDF questions do); write it again when tables are read differently.
 """
 
 from __future__ import annotations
@@ -45,62 +45,91 @@ def squeezed(text: str) -> str:
     return " ".join(text.split())
 
 
-def grids(truth: Path) -> Iterator[tuple[str, dict[tuple[int, int], str]]]:
-    """Each table of a ``-str.xml`` as its id and {(row, column): text}, spans filled."""
+Grid = dict[tuple[int, int], tuple[str, tuple[int, int]]]  # place -> text, its cell's origin
+
+
+def grids(truth: Path) -> Iterator[tuple[str, Grid]]:
+    """Each table of a ``-str.xml`` as its id and {(row, column): (text, the cell's top-left)},
+    a spanning cell in every place it covers."""
     for table in ET.parse(truth).getroot().iter("table"):
-        grid: dict[tuple[int, int], str] = {}
+        grid: Grid = {}
         for cell in table.iter("cell"):
             top, left = int(cell.get("start-row", 0)), int(cell.get("start-col", 0))
             bottom = int(cell.get("end-row", top))
             right = int(cell.get("end-col", left))
             for row in range(top, bottom + 1):
                 for column in range(left, right + 1):
-                    grid[(row, column)] = squeezed(cell.findtext("content") or "")
+                    grid[(row, column)] = (squeezed(cell.findtext("content") or ""), (top, left))
         if grid:
             yield table.get("id", "?"), grid
 
 
-def cells(grid: dict[tuple[int, int], str]) -> list[tuple[int, str, str, str]]:
-    """The table's askable cells: (row, row label, column header, value)."""
+def header_rows(grid: Grid) -> int:
+    """How many rows the header takes: those before the first with a digit beside its label,
+    and on while the first column is still the header's spanning cell (a row of years or grade
+    numbers under it is header too)."""
     rows = max(r for r, _ in grid) + 1
     columns = max(c for _, c in grid) + 1
+    text = {place: value for place, (value, _) in grid.items()}
     header = 0
     while header < rows - 1 and not any(
-        re.search(r"\d", grid.get((header, c), "")) for c in range(1, columns)
+        re.search(r"\d", text.get((header, c), "")) for c in range(1, columns)
     ):
         header += 1
     header = max(header, 1)
+    corner = grid.get((0, 0), ("", (0, 0)))[1]
+    while header < rows and (header, 0) in grid and grid[(header, 0)][1] == corner:
+        header += 1
+    return header
+
+
+def cells(grid: Grid) -> list[tuple[int, str, str, str]]:
+    """The table's askable cells: (row, row label, column header, value)."""
+    text = {place: value for place, (value, _) in grid.items()}
+    rows = max(r for r, _ in grid) + 1
+    columns = max(c for _, c in grid) + 1
+    header = header_rows(grid)
     found = []
     for row in range(header, rows):
-        label = grid.get((row, 0), "")
+        label = text.get((row, 0), "")
         if not LETTERS.search(label):
             continue
         for column in range(1, columns):
-            value = grid.get((row, column), "")
-            above = dict.fromkeys(grid.get((h, column), "") for h in range(header))
-            title = " ".join(text for text in above if text)
+            value = text.get((row, column), "")
+            above = dict.fromkeys(text.get((h, column), "") for h in range(header))
+            title = " ".join(words for words in above if words)
             if re.search(r"\d", value) and LETTERS.search(title):
                 found.append((row, label, title, value))
     return found
 
 
+def labels_in_many_tables(truth_dir: Path) -> set[str]:
+    """Row labels found in more than one table ("Total", "Spain"): a question naming one does
+    not say which table it means, so none is asked."""
+    tables: dict[str, set[str]] = {}
+    for truth in sorted(truth_dir.glob("*-str.xml")):
+        for table, grid in grids(truth):
+            for _, label, _, _ in cells(grid):
+                tables.setdefault(label.lower(), set()).add(f"{truth.name}#{table}")
+    return {label for label, where in tables.items() if len(where) > 1}
+
+
 def questions(truth_dir: Path, resolver: GoldResolver, texts: dict[str, str]) -> Iterator[dict]:
     chance = random.Random(0)
+    ambiguous = labels_in_many_tables(truth_dir)
     for truth in sorted(truth_dir.glob("*-str.xml")):
         document = truth.name.removesuffix("-str.xml") + ".pdf"
         for table, grid in grids(truth):
-            options = cells(grid)
+            options = [cell for cell in cells(grid) if cell[1].lower() not in ambiguous]
             chance.shuffle(options)
             rows_asked: set[int] = set()
             for row, label, title, value in options:
                 if row in rows_asked or len(rows_asked) == PER_TABLE:
                     continue
-                line = _stored_line(texts, document, label, value)
-                if line is None:
+                line = _stored_row(texts, document, label, value)
+                if line is None or not resolver.resolve(Support(text=line))[0]:
                     continue
                 wording = chance.choice(WORDINGS)
-                if not resolver.resolve(Support(text=line))[0]:
-                    continue
                 rows_asked.add(row)
                 yield {
                     "id": f"{document}#table={table}#row={row}",
@@ -110,18 +139,22 @@ def questions(truth_dir: Path, resolver: GoldResolver, texts: dict[str, str]) ->
                 }
 
 
-def _stored_line(texts: dict[str, str], document: str, label: str, value: str) -> str | None:
-    """The first table row (a line ``| … |``) of the document's stored passages holding both
-    ``label`` and ``value`` (a prose line holding them, "by 10% in Italy", is not the cell)."""
-    wanted = [squeezed(label).lower(), squeezed(value).lower()]
+def _stored_row(texts: dict[str, str], document: str, label: str, value: str) -> str | None:
+    """The one table row (a line ``| … |``) of the document's stored passages whose first cell
+    is ``label`` and another cell ``value``; None when no row or more than one is."""
+    wanted_label, wanted_value = squeezed(label).lower(), squeezed(value).lower()
+    found = set()
     for pid, text in texts.items():
         if not pid.startswith(document + "#"):
             continue
         for line in text.splitlines():
-            plain = squeezed(line).lower()
-            if plain.startswith("| ") and all(part in plain for part in wanted):
-                return squeezed(line)
-    return None
+            plain = squeezed(line)
+            if not (plain.startswith("| ") and plain.endswith(" |")):
+                continue
+            row = [squeezed(cell).lower() for cell in plain[1:-1].split("|")]
+            if row[0] == wanted_label and wanted_value in row[1:]:
+                found.add(plain)
+    return found.pop() if len(found) == 1 else None
 
 
 def main() -> None:
