@@ -6,7 +6,8 @@ model is loaded and by ``kgp doctor``:
   MuSiQue, HotpotQA and 2WikiMultihopQA, in float16. It is the default encoder of a new graph:
   its vectors are the graph's vectors, seeds, SIMILAR edges and final order.
 - ``kgp-order``: the weights of the default final order (``kgp.agents.learned``), fitted by
-  ``kgp train order`` on the same train sets.
+  ``kgp train order`` on the same train sets and on questions about table cells of real
+  reports (its card lists them).
 
 This module imports nothing heavy: it only finds, describes and checks the files."""
 
