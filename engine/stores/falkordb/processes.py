@@ -112,6 +112,9 @@ def rotate_log(log: Path, max_bytes: int) -> None:
 
 # a stamped line: "pid:role date time level message"
 _STAMPED = re.compile(r"^\d+:[A-Z] \d{1,2} \w{3} \d{4} [\d:.]+ [#*.-] ")
+# a forked child's line (role C: a compaction's or snapshot's); one still running when its server
+# crashed writes its own exit after the report ("Child failed reporting info to parent")
+_CHILD = re.compile(r"^\d+:C ")
 CRASH_END = "REDIS BUG REPORT END"
 CRASH_CAUSES = ("crashed by signal", "ASSERTION FAILED", "Guru Meditation")
 REPORT_AT = "its crash report is at the end of"  # (then the log's path, in an error)
@@ -148,11 +151,12 @@ def note_start(log: Path) -> None:
 
 def crash_cause(lines: list[str]) -> str | None:
     """The cause of a crash ("crashed by signal: 11", an assertion) when its report ends a
-    redis log (a footer without time stamps follows it); None when the log ends otherwise,
-    kgp's line before a start included (:func:`note_start`)."""
+    redis log (a footer without time stamps follows it, and perhaps a forked child's exit);
+    None when the log ends otherwise, kgp's line before a start included (:func:`note_start`)."""
     ends = [n for n, line in enumerate(lines) if CRASH_END in line]
     after = lines[ends[-1] :] if ends else []
-    if not ends or any(_STAMPED.match(line) or line.startswith(STARTING) for line in after):
+    server_lines = [line for line in after if _STAMPED.match(line) and not _CHILD.match(line)]
+    if not ends or server_lines or any(line.startswith(STARTING) for line in after):
         return None
     causes = [line for line in lines[: ends[-1]] if any(c in line for c in CRASH_CAUSES)]
     return _message(causes[-1]).strip() if causes else "a crash"
