@@ -22,9 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from kgp import metrics
-from kgp.errors import ConfigurationError, TrainingError
+from kgp.errors import TrainingError
 from kgp.training.loop import Progress, print_to_stderr
-from kgp.training.questions import check_documents, documents_graph, own_format, training_graph
+from kgp.training.questions import (
+    check_documents,
+    documents_graph,
+    own_format,
+    refuse_existing,
+    training_graph,
+)
 
 if TYPE_CHECKING:
     from kgp.agents.learned import LearnedOrder
@@ -77,19 +83,9 @@ def train_order(
     """Fit the learned order's weights on ``paths`` and write them to the folder ``output``;
     files in kgp's own format among ``paths`` are asked of the graph of ``documents``."""
     started = time.perf_counter()
+    refuse_existing(output, overwrite)
     native, own = own_format(paths)
-    if own and documents is None:
-        raise ConfigurationError(
-            f"{own[0]}: questions with supporting references need --documents FOLDER "
-            "(the documents they refer to)"
-        )
-    if documents is not None and not own:
-        raise ConfigurationError(
-            f"--documents {documents}: no question file in kgp's own format (question and "
-            "supporting references) is given to ask of it"
-        )
-    if documents is not None:
-        check_documents(documents)
+    check_documents(own, documents)
     examples: list[Example] = []
     if native:
         target, sources = training_graph(
@@ -104,8 +100,6 @@ def train_order(
             progress=progress,
         )
         examples += _retrieved(target, sources, k, progress)
-    elif output.exists() and not overwrite:
-        raise ConfigurationError(f"{output} exists; choose another --output or pass --overwrite")
     if own and documents is not None:
         target, sources = documents_graph(
             "order", own, documents, factory, root, settings=settings, progress=progress
@@ -210,7 +204,6 @@ def write_model(
         "kind": "order",
         "base": f"logistic regression over {len(FEATURES)} retrieval signals",
         "data": [str(p) for p in [*paths, *corpora, *([documents] if documents else [])]],
-        "documents": str(documents) if documents else None,
         "retriever": f"kgp-tfidf (hybrid seeds, tfidf scorer), k = {k}",
         "l2": L2,
         "questions": report.questions,
@@ -223,22 +216,11 @@ def write_model(
     (output / "README.md").write_text(_card_text(card, order), encoding="utf-8")
 
 
-def _data_lines(card: dict[str, Any]) -> str:
-    """The card's data, a line each, with a QA set's name and licence where its format tells."""
-    from kgp.training.report import describe_data
-
-    lines = [
-        f"  - the documents the questions in kgp's own format are asked of: `{path}`"
-        if path == card["documents"]
-        else f"  - {describe_data(path)}"
-        for path in card["data"]
-    ]
-    return "\n".join(lines)
-
-
 def _card_text(card: dict[str, Any], order: LearnedOrder) -> str:
     from kgp.agents.learned import FEATURES, WEIGHTS_FILE
+    from kgp.training.report import describe_data
 
+    data = "\n".join(f"  - {describe_data(path)}" for path in card["data"])
     rows = "\n".join(
         f"| {name} | {weight:+.3f} |" for name, weight in zip(FEATURES, order.weights, strict=True)
     )
@@ -258,7 +240,7 @@ already has. Turn it off with `KGP_ORDER=linked`.
 - **Made by**:
   `{card["command"]}`
 - **Data** (no dev or test split):
-{_data_lines(card)}
+{data}
 - **Examples**: every passage the default retriever finds for each question, labelled gold or
   not: {card["examples"]} from {card["questions"]} questions; {card["retriever"]}; L2 {card["l2"]}
 - **Files**: `{WEIGHTS_FILE}` (sha256 in `training.json`, checked by `kgp doctor`)

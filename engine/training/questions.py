@@ -6,6 +6,7 @@ their supporting references are looked up as ``kgp eval`` looks them up."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,8 +50,7 @@ def training_graph(
     is checked first: it must not exist unless ``overwrite``."""
     from kgp.corpus_graph import graph_key, shared_target
 
-    if output.exists() and not overwrite:
-        raise ConfigurationError(f"{output} exists; choose another --output or pass --overwrite")
+    refuse_existing(output, overwrite)
     items: list[QaItem] = []
     sources: list[str] = []
     for path in paths:
@@ -68,9 +68,25 @@ def training_graph(
     return shared_target(factory, root, items, name, extra, graph_key(settings)), sources
 
 
-def check_documents(documents: Path) -> None:
-    """Refuses a ``--documents`` that is not a folder, before any graph is built."""
-    if not documents.is_dir():
+def refuse_existing(output: Path, overwrite: bool) -> None:
+    if output.exists() and not overwrite:
+        raise ConfigurationError(f"{output} exists; choose another --output or pass --overwrite")
+
+
+def check_documents(own: Sequence[Path], documents: Path | None) -> None:
+    """Refuses, before any graph is built, questions in kgp's own format without a folder of
+    documents to ask them of, such a folder without them, and a ``documents`` not a folder."""
+    if own and documents is None:
+        raise ConfigurationError(
+            f"{own[0]}: questions with supporting references need --documents FOLDER "
+            "(the documents they refer to)"
+        )
+    if documents is not None and not own:
+        raise ConfigurationError(
+            f"--documents {documents}: no question file in kgp's own format (question and "
+            "supporting references) is given to ask of it"
+        )
+    if documents is not None and not documents.is_dir():
         raise ConfigurationError(f"{documents}: --documents must be a folder of documents")
 
 
@@ -89,13 +105,10 @@ def documents_graph(
     (a :class:`~kgp.corpus_graph.Target`), with the stem of the file each case came from. A
     question with a reference not found there (or with none) is left out, with one line saying
     how many."""
-    import hashlib
-
-    from kgp.corpus_graph import graph_key
+    from kgp.corpus_graph import Target, graph_key
     from kgp.evaluate.report import Evaluation
     from kgp.evaluate.targets import graph_target
 
-    check_documents(documents)
     key = f"{documents.resolve()}\n{graph_key(settings)}"
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
     folder = root / "eval" / f"{what}-documents-{digest}"
@@ -121,6 +134,4 @@ def documents_graph(
     except BaseException:
         kg.close()
         raise
-    from kgp.corpus_graph import Target
-
     return Target(kg, cases), sources

@@ -71,7 +71,10 @@ def file_hashes(folder: Path) -> dict[str, str]:
 
 
 def describe_data(path: str) -> str:
-    """A data file as the card lists it: its set and licence when its format tells."""
+    """A data file as the card lists it: its set and licence when its format tells; a folder
+    is the documents that questions in kgp's own format are asked of."""
+    if Path(path).is_dir():
+        return f"`{path}`: the documents the questions in kgp's own format are asked of"
     try:
         text = Path(path).read_text(encoding="utf-8")
         first = (

@@ -24,6 +24,7 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import kgp
 from kgp.access import ADMIN_CALLER
@@ -114,7 +115,9 @@ def labels_in_many_tables(truth_dir: Path) -> set[str]:
     return {label for label, where in tables.items() if len(where) > 1}
 
 
-def questions(truth_dir: Path, resolver: GoldResolver, texts: dict[str, str]) -> Iterator[dict]:
+def questions(
+    truth_dir: Path, resolver: GoldResolver, rows: dict[str, list[str]]
+) -> Iterator[dict]:
     chance = random.Random(0)
     ambiguous = labels_in_many_tables(truth_dir)
     for truth in sorted(truth_dir.glob("*-str.xml")):
@@ -126,7 +129,7 @@ def questions(truth_dir: Path, resolver: GoldResolver, texts: dict[str, str]) ->
             for row, label, title, value in options:
                 if row in rows_asked or len(rows_asked) == PER_TABLE:
                     continue
-                line = _stored_row(texts, document, label, value)
+                line = _stored_row(rows.get(document, []), label, value)
                 if line is None or not resolver.resolve(Support(text=line))[0]:
                     continue
                 wording = chance.choice(WORDINGS)
@@ -139,22 +142,27 @@ def questions(truth_dir: Path, resolver: GoldResolver, texts: dict[str, str]) ->
                 }
 
 
-def _stored_row(texts: dict[str, str], document: str, label: str, value: str) -> str | None:
-    """The one table row (a line ``| … |``) of the document's stored passages whose first cell
-    is ``label`` and another cell ``value``; None when no row or more than one is."""
+def _stored_row(rows: list[str], label: str, value: str) -> str | None:
+    """The one of a document's stored table rows whose first cell is ``label`` and another cell
+    ``value``; None when no row or more than one is."""
     wanted_label, wanted_value = squeezed(label).lower(), squeezed(value).lower()
     found = set()
-    for pid, text in texts.items():
-        if not pid.startswith(document + "#"):
-            continue
-        for line in text.splitlines():
-            plain = squeezed(line)
-            if not (plain.startswith("| ") and plain.endswith(" |")):
-                continue
-            row = [squeezed(cell).lower() for cell in plain[1:-1].split("|")]
-            if row[0] == wanted_label and wanted_value in row[1:]:
-                found.add(plain)
+    for row in rows:
+        cells = [squeezed(cell).lower() for cell in row[1:-1].split("|")]
+        if cells[0] == wanted_label and wanted_value in cells[1:]:
+            found.add(row)
     return found.pop() if len(found) == 1 else None
+
+
+def table_rows(passages: list[Any]) -> dict[str, list[str]]:
+    """Each document's stored table rows (lines ``| … |`` of its passages), spaces squeezed."""
+    rows: dict[str, list[str]] = {}
+    for passage in passages:
+        for line in passage.text.splitlines():
+            plain = squeezed(line)
+            if plain.startswith("| ") and plain.endswith(" |"):
+                rows.setdefault(passage.doc_id, []).append(plain)
+    return rows
 
 
 def main() -> None:
@@ -166,10 +174,8 @@ def main() -> None:
     try:
         with kg.store.reading_as(ADMIN_CALLER):
             documents = kg.store.list_documents()
-            texts = {
-                row.id: row.text for row in kg.store.document_passages([d.id for d in documents])
-            }
-            for question in questions(args.truth, GoldResolver(kg.store), texts):
+            rows = table_rows(kg.store.document_passages([d.id for d in documents]))
+            for question in questions(args.truth, GoldResolver(kg.store), rows):
                 sys.stdout.write(json.dumps(question, ensure_ascii=False) + "\n")
     finally:
         kg.close()
