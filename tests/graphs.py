@@ -1,4 +1,5 @@
-"""Document graphs for tests: a hand-made builder and a Hypothesis strategy."""
+"""Document graphs for tests: a hand-made builder and a Hypothesis strategy; a test's own write
+to the embedded graph."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 from hypothesis import strategies as st
+from kgp.errors import again_after_restart
+from kgp.stores import FalkorStore
 from kgp.stores.model import (
     DocumentGraph,
     DocumentRecord,
@@ -18,6 +21,13 @@ from kgp.stores.model import (
 )
 
 DIM = 16
+
+
+def write(store: FalkorStore, query: str, parameters: dict[str, object] | None = None) -> None:
+    """A test's own write, through the store's stall watch and made again after a restart, as
+    kgp's writes are: a raw client's write waits ten minutes when FalkorDB 4.16 deadlocks at a
+    new graph's first write. ``query`` must be the same made twice (MERGE, not CREATE)."""
+    again_after_restart(lambda: store._execute(query, parameters or {}, write=True))
 
 
 def make_document(

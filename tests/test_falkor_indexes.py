@@ -12,7 +12,8 @@ from kgp.errors import StoreUnavailableError
 from kgp.stores import FalkorStore
 from kgp.stores.falkordb import indexes as falkor_indexes
 from kgp.stores.falkordb.indexes import describe, progress, unfinished, wait_for_indexes
-from kgp.stores.falkordb.params import cypher_value
+
+from tests.graphs import write
 
 
 def building_for(seconds: float, step: float, total: int = 60001) -> Callable[[], dict[str, str]]:
@@ -69,15 +70,19 @@ def test_a_store_waits_for_a_real_build_and_says_how_far_it_is(
     vectors = np.random.default_rng(2).normal(size=(30000, 32)).astype(np.float32)
     told: list[str] = []
     with FalkorStore(data_dir=tmp_path / "kb") as store:
+        write(store, "MERGE (:Seed)")  # (a new graph's first write, made again if stuck)
         for start in range(0, len(vectors), 5000):
-            rows = cypher_value([v.tolist() for v in vectors[start : start + 5000]])
-            store.graph.query(
-                f"CYPHER rows={rows} UNWIND range(0, size($rows) - 1) AS i "
-                "CREATE (:P {e: vecf32($rows[i])})"
+            rows = [v.tolist() for v in vectors[start : start + 5000]]
+            store._execute(
+                "UNWIND range(0, size($rows) - 1) AS i CREATE (:P {e: vecf32($rows[i])})",
+                {"rows": rows},
+                write=True,
             )
-        store.graph.query(
+        store._execute(
             "CREATE VECTOR INDEX FOR (p:P) ON (p.e) OPTIONS {dimension: 32, "
-            "similarityFunction: 'cosine'}"
+            "similarityFunction: 'cosine'}",
+            {},
+            write=True,
         )
         seen = unfinished(store._index_rows())
         store.on_wait = told.append

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from kgp.stores import FalkorStore
 from kgp.stores.falkordb.params import cypher_value, plain
 
+from tests.graphs import write
+
 FLOAT32 = st.floats(width=32, allow_nan=False, allow_infinity=False)
 
 
@@ -35,11 +37,10 @@ def test_vectors_read_back_from_the_store_are_the_float32s_sent(tmp_path: Path) 
     vectors = rng.normal(size=(3, 384)).astype(np.float32)
     vectors[0, :4] = [1e-45, -3.4e38, 1.1754944e-38, -0.0]  # the smallest, largest, subnormal
     with FalkorStore(data_dir=tmp_path / "kb") as store:
-        store.graph.query(
-            "CYPHER rows="
-            + cypher_value([v.tolist() for v in vectors])
-            + " UNWIND range(0, size($rows) - 1) AS i "
-            "CREATE (:V {i: i, e: vecf32($rows[i])})"
+        write(
+            store,
+            "UNWIND range(0, size($rows) - 1) AS i MERGE (v:V {i: i}) SET v.e = vecf32($rows[i])",
+            {"rows": [v.tolist() for v in vectors]},
         )
         rows = store.graph.ro_query("MATCH (v:V) RETURN v.i, v.e ORDER BY v.i").result_set
     back = np.asarray([row[1] for row in rows], dtype=np.float32)

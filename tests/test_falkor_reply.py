@@ -15,6 +15,8 @@ from kgp.errors import StoreError, StoreUnavailableError
 from kgp.stores import FalkorStore
 from kgp.stores.falkordb.params import cypher_value, params_header, plain
 
+from tests.graphs import write
+
 INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 SCALARS = (
     st.none()
@@ -37,7 +39,7 @@ VALUES = st.recursive(
 @pytest.fixture(scope="module")
 def falkor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FalkorStore]:
     with FalkorStore(data_dir=tmp_path_factory.mktemp("reply") / "kb") as store:
-        store.graph.query("CREATE (:V {i: 0})")  # (a graph to read: an empty key reads nothing)
+        write(store, "MERGE (:V {i: 0})")  # (a graph to read: an empty key reads nothing)
         yield store
 
 
@@ -107,7 +109,7 @@ def test_a_runtime_error_is_the_stores_error(falkor: FalkorStore) -> None:
 
 def test_a_closed_store_refuses_reads(tmp_path: Path) -> None:
     store = FalkorStore(data_dir=tmp_path / "kb").open()
-    store.graph.query("CREATE (:V)")
+    write(store, "MERGE (:V)")
     store.close()
     with pytest.raises(StoreUnavailableError, match="is not open"):
         store._execute("MATCH (v:V) RETURN count(v) AS n", {}, write=False)
