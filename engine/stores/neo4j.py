@@ -25,7 +25,7 @@ scripted Bolt servers (tests/bolt_stub.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Self
 from urllib.parse import urlsplit
 
@@ -84,6 +84,7 @@ class Neo4jStore(GraphStore):
     is one transaction, routed to a reader or to the leader (see the module's docstring)."""
 
     dialect = "neo4j"
+    fulltext_or = " OR "
 
     def __init__(
         self,
@@ -212,9 +213,6 @@ class Neo4jStore(GraphStore):
         except (neo4j_errors.Neo4jError, neo4j_errors.DriverError, OSError) as exc:
             raise self._translate(exc) from None
         return [record.data() for record in records]
-
-    def _fulltext_query(self, terms: Sequence[str]) -> str:
-        return " OR ".join(terms)
 
     def vector_dimension(self) -> int | None:
         rows = self.run("vector_index_dimension")

@@ -35,6 +35,7 @@ class StoreSearch(RunsQueries):
     # whether the full-text index holds each passage's kgp.text.index_terms (stemmed by kgp)
     # rather than its text (stemmed by the index): the embedded store's
     terms_indexed = False
+    fulltext_or: str  # how the dialect's full-text query joins terms, any of which may match
     _counts: dict[tuple[str, ...], tuple[int, float]]  # caller -> (readable passages, when)
     upkeep: Upkeep
 
@@ -43,10 +44,6 @@ class StoreSearch(RunsQueries):
 
     @abstractmethod
     def reading_as(self, caller: Caller) -> AbstractContextManager[None]: ...
-
-    @abstractmethod
-    def _fulltext_query(self, terms: Sequence[str]) -> str:
-        """The dialect's full-text query string matching any of the terms."""
 
     def vector_search(self, vector: Sequence[float], limit: int = 10) -> list[SearchHit]:
         """The ``limit`` passages nearest to ``vector`` by cosine similarity, best first."""
@@ -195,7 +192,7 @@ class StoreSearch(RunsQueries):
         scores = ranking.binary(postings, total=self.readable_passages()) if postings else {}
         if scores:
             return [SearchHit(pid, round(score, 6)) for pid, score in ranking.top(scores, limit)]
-        rows = self.run("fulltext_search", {"query": self._fulltext_query(terms), "limit": limit})
+        rows = self.run("fulltext_search", {"query": self.fulltext_or.join(terms), "limit": limit})
         return [SearchHit(str(r["id"]), float(r["score"])) for r in rows]
 
     def forget_counts(self) -> None:

@@ -73,7 +73,6 @@ class EmbeddedServer:
         self.load_timeout = load_timeout
         self._user: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
-        self.launched = False  # this object started the server (rather than joining one)
         self._wait_started = 0.0
         path = self.home / "redis.sock"
         if len(os.fsencode(path)) > SOCKET_PATH_MAX:
@@ -295,7 +294,6 @@ class EmbeddedServer:
                     logger.warning("%s; starting it again", exc)
                     self._kill(pid)
                 self._launch()
-                self.launched = True
             self.serving = self.server_pid()
             user = self.users_dir / processes.user_name()
             write_private(user, "", encoding="ascii")

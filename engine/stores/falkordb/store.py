@@ -12,22 +12,30 @@ from typing import Any, Self
 
 import redis
 from falkordb import FalkorDB, Graph
-from kgp import cypher
+from kgp import cypher, errors
 from kgp.access import ADMIN_CALLER
-from kgp.errors import StoreError, StoreRestartedError, StoreUnavailableError
+from kgp.errors import (
+    ConfigurationError,
+    StoreError,
+    StoreRestartedError,
+    StoreUnavailableError,
+)
+from kgp.stores.base import GraphStore
 from kgp.stores.coverage import reads_all
 from kgp.stores.falkordb.indexes import (
     INDEX_STALL_SECONDS,
     PARK_COMPACT_SECONDS,
     PARK_SECONDS,
+    RANGE_INDEXES,
     WRITE_INDEXES,
+    Indexed,
     before_terms,
+    indexes_of,
     unfinished,
     wait_for_indexes,
 )
 from kgp.stores.falkordb.params import params_header, plain
 from kgp.stores.falkordb.reply import Reads
-from kgp.stores.falkordb.schema import FalkorSchema
 from kgp.stores.falkordb.server import LOAD_TIMEOUT, STALL_SECONDS, EmbeddedServer
 from kgp.stores.falkordb.stall import StallWatch
 from kgp.stores.falkordb.upkeep import FalkorUpkeep
@@ -38,13 +46,14 @@ from kgp.stores.rows import documents_rows, write_whole
 from kgp.stores.tracer import Tracer
 
 
-class FalkorStore(FalkorSchema):
+class FalkorStore(GraphStore):
     """The embedded store. ``open()`` starts (or joins) the data directory's server. Ids are
     unique by construction: a document's nodes are deleted and re-created by one atomic query,
     with ids derived from the document id, and indexed. FalkorDB's unique constraints crashed
     FalkorDB 4.16 (SIGSEGV in ``EnforceUniqueEntity``) in the contract tests."""
 
     dialect = "falkordb"
+    fulltext_or = " | "  # (RediSearch's query syntax)
     covered_reads = True  # one server, one graph: a client's queries see it in one order
     short_writes = True  # FalkorDB 4.16 at times drops a write's keyword links (rows.write_whole)
     terms_indexed = True  # a start builds its full-text index again: kgp stems (kgp.text)
@@ -107,6 +116,51 @@ class FalkorStore(FalkorSchema):
             self._watch.close()
             self._disconnect()
             self._graph = None
+
+    # -- schema: the graph's indexes (its vectors are in .vectors, not among them) ------------
+
+    def vector_dimension(self) -> int | None:
+        held = self.vectors.dimension  # (the index beside the graph, once open: no query)
+        if held is not None:
+            return held
+        with self.reading_as(ADMIN_CALLER):  # (a length: nothing of any passage)
+            rows = self.run("vector_index_dimension")
+            if rows and rows[0]["dimension"] is not None:
+                return int(rows[0]["dimension"])
+            rows = self.run("any_passage_vector")  # (a graph of schema 6 records none)
+        return len(rows[0]["embedding"]) if rows else None
+
+    def _indexes(self) -> Indexed:
+        """The indexes as (label or type, property, kind)."""
+        return indexes_of(self.run("list_indexes"))
+
+    def ensure_schema(self, dimension: int) -> None:
+        """Create the indexes the graph lacks (each checked first, so making it again after a
+        stuck server's restart is safe: FalkorDB 4.16 deadlocked at a new graph's first one)."""
+        errors.again_after_restart(lambda: self._ensure_schema(dimension))
+
+    def _ensure_schema(self, dimension: int) -> None:
+        held = self.vector_dimension()
+        if held is not None and held != dimension:
+            raise ConfigurationError(
+                f"{self.describe()} holds {held}-dimension embeddings but the encoder gives "
+                f"{dimension}; use the graph's encoder or a new data directory"
+            )
+        indexed = self._indexes()
+        created = False
+        for label, query, props in RANGE_INDEXES:
+            if not all((label, prop, "RANGE") in indexed for prop in props):
+                self.run(query, write=True)
+                created = True
+        if ("Passage", "terms", "FULLTEXT") not in indexed:
+            self.run("index_passage_fulltext", write=True)
+            created = True
+        if held is None:
+            self.run("set_vector_dimension", {"dimension": dimension}, write=True)
+        self._wait_for_indexes()
+        if created:
+            self._seal_indexes()
+        self.dimension = dimension
 
     # -- indexes off the open path (why: kgp.stores.falkordb.indexes) ------------------------
 
@@ -299,9 +353,6 @@ class FalkorStore(FalkorSchema):
         self._disconnect()
         self.server.revive() if crashed else self.server.reload()
         self._connect()
-
-    def _fulltext_query(self, terms: Sequence[str]) -> str:
-        return " | ".join(terms)
 
 
 def vectors_path(home: Path, graph: str) -> Path:
