@@ -173,8 +173,8 @@ class StoreSearch(RunsQueries):
         the caller may read (so the ranking reveals nothing of the others). The index finds the
         matches (every form of a word: Lucene stems; the embedded store's index holds terms kgp
         stemmed, ``terms_indexed``, and the words are stemmed alike); kgp does the ranking:
-        FalkorDB's score ignores rarity (on MuSiQue dev, full-text recall@30 went from 25 % to
-        68 %), and Lucene's (Neo4j) counts every passage. Terms matching more than
+        FalkorDB's score ignores rarity, and Lucene's (Neo4j) counts every passage. Terms
+        matching more than
         ``FULLTEXT_CAP`` readable passages count for none (reading only that many of their
         matches); when every term is that common, the index's own order."""
         terms = stems(query_terms(text)) if self.terms_indexed else query_terms(text)

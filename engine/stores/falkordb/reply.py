@@ -1,9 +1,7 @@
 """FalkorDB's reads over RESP3, their compact replies parsed here: the server then sends each
 double as a double, where over RESP2 it sends each as a string that the FalkorDB client turns
-back into a float one Python call at a time. Reading 10,000 passages' vectors (384 floats each)
-took 1.80 s by the client, 1.05 s this way (``python -m tests.bench.store_bench``), the same
-float32 values; what is left is the server's, which formats every double as text either way
-(about 0.75 s of it). Writes stay with the client (:class:`falkordb.Graph`).
+back into a float one Python call at a time (figures: docs/benchmarks.md, "Store"). Writes stay
+with the client (:class:`falkordb.Graph`).
 
 kgp's reads return plain values, never graph entities or temporal values: one in a reply is an
 error."""
