@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -212,3 +213,45 @@ def test_a_save_its_process_did_not_finish_is_deleted_at_the_next_open(tmp_path:
     with open_store(kb) as store:
         assert store.vectors.keys() == graph_keys(store)
     assert not left.exists() and mine.exists()
+
+
+def test_searches_while_another_thread_adds_and_removes_see_no_error_and_lose_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Many threads search the index while one adds and removes: no search fails, and the index
+    ends holding exactly what was added and not removed."""
+    monkeypatch.setattr(vectors, "EXACT_BELOW", 0)  # (the graph search, not the exact one)
+    rng = np.random.default_rng(4)
+    data = rng.normal(size=(6001, DIM)).astype(np.float32)
+    index = vectors.PassageVectors(lambda *_: [], None)
+    index.added({k: data[k] for k in range(1, 1001)}, 1, 1001)
+    failures: list[BaseException] = []
+    writing = threading.Event()
+
+    def search() -> None:
+        try:
+            while writing.is_set():
+                for hits in index.search(data[rng.integers(1, 1000, 8)].tolist(), 5):
+                    assert len(hits) == 5
+        except BaseException as exc:  # (reported by the main thread)
+            failures.append(exc)
+
+    writing.set()
+    readers = [threading.Thread(target=search) for _ in range(4)]
+    for reader in readers:
+        reader.start()
+    for first in range(1001, 6000, 500):
+        index.added({k: data[k] for k in range(first, first + 500)}, first, first + 500)
+        index.removed(range(first, first + 50))
+    writing.clear()
+    for reader in readers:
+        reader.join()
+    assert not failures
+    assert index.keys() == set(range(1, 1001)) | {
+        k for first in range(1001, 6000, 500) for k in range(first + 50, first + 500)
+    }
+    assert [hits[0][0] for hits in index.search(data[[5, 2000, 5999]].tolist(), 1)] == [
+        5,
+        2000,
+        5999,
+    ]

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ import numpy as np
 # it does not: loaded first where it is installed (docs/decisions/0001-vectors-beside-the-graph.md)
 with suppress(ImportError):
     import onnxruntime  # noqa: F401
+from kgp.locks import ReadWriteLock
 from kgp.stores.falkordb.processes import pid_alive
 from usearch.index import Index
 
@@ -49,33 +49,6 @@ SAVE_SHARE = 256  # a checkpoint or a close writes the file once the entries cha
 # save at most, and a small add to a large index writes no file (decisions/0001)
 
 
-class _Shared:
-    """A lock that many hold at once to read and one alone to change what they read: usearch
-    crashes a search that runs while an add grows the index."""
-
-    def __init__(self) -> None:
-        self._turn = threading.Condition()
-        self._readers = 0
-
-    @contextmanager
-    def reading(self) -> Iterator[None]:
-        with self._turn:
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._turn:
-                self._readers -= 1
-                if not self._readers:
-                    self._turn.notify_all()
-
-    @contextmanager
-    def changing(self) -> Iterator[None]:
-        with self._turn:
-            self._turn.wait_for(lambda: not self._readers)
-            yield
-
-
 class PassageVectors:
     """The index of one graph's passage vectors, searched by many threads, changed by one at a
     time. ``run`` asks the graph; ``path`` is the index file (None: kept in memory only)."""
@@ -85,7 +58,7 @@ class PassageVectors:
         self._index: Index | None = None
         self._next = FIRST_KEY  # the graph's counter the index has caught up to
         self._unsaved = 0  # entries added or removed since the file was loaded or written
-        self._lock = _Shared()
+        self._lock = ReadWriteLock()  # usearch crashes a search that runs while an add grows it
 
     def __len__(self) -> int:
         index = self._index  # (once: a clear may run meanwhile)
@@ -109,7 +82,7 @@ class PassageVectors:
         """Load the file and bring it up to date with the graph's keys (or build it from the
         graph's vectors where there is no usable file). ``dimension``: the graph's, None in a
         graph without passages yet (the first write's vectors give it)."""
-        with self._lock.changing():
+        with self._lock.writing():
             index = self._loaded(dimension)
             self._unsaved = 0
             if index is None and dimension is not None:
@@ -158,7 +131,7 @@ class PassageVectors:
         another: the graph's counter moved)."""
         if self._graph_next() <= self._next:
             return
-        with self._lock.changing():
+        with self._lock.writing():
             now = self._graph_next()
             if now <= self._next:
                 return
@@ -177,7 +150,7 @@ class PassageVectors:
         """A write of this process created these passages (key -> vector), its keys from
         ``first`` up to ``after``: added without reading them back (what others wrote meanwhile
         is read by the next catch-up)."""
-        with self._lock.changing():
+        with self._lock.writing():
             self._add(vectors)
             if self._next == first:
                 self._next = after
@@ -187,14 +160,14 @@ class PassageVectors:
         keys = list(map(int, keys))
         if not keys or self._index is None:
             return
-        with self._lock.changing():
+        with self._lock.writing():
             gone = [k for k in keys if self._index is not None and k in self._index]
             if gone:
                 self._index.remove(np.asarray(gone, dtype=np.uint64))
                 self._unsaved += len(gone)
 
     def clear(self) -> None:
-        with self._lock.changing():
+        with self._lock.writing():
             self._index, self._next, self._unsaved = None, FIRST_KEY, 0
         if self.path is not None:
             self.path.unlink(missing_ok=True)
@@ -215,7 +188,7 @@ class PassageVectors:
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}-{uuid.uuid4().hex}.tmp")
         written = 0
         try:
-            with self._lock.changing():
+            with self._lock.writing():
                 if self._index is None or not self._unsaved:
                     return
                 self._index.save(str(temporary))
@@ -226,7 +199,7 @@ class PassageVectors:
             os.replace(temporary, self.path)
         except (RuntimeError, OSError) as exc:
             temporary.unlink(missing_ok=True)
-            with self._lock.changing():
+            with self._lock.writing():
                 self._unsaved += written
             log.warning(
                 "could not save the vector index %s (%s); the next open rebuilds what it lacks "
