@@ -138,18 +138,19 @@ def test_onnxruntime_imported_after_the_index_library_does_not_crash() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-500:]
 
 
-def test_an_index_loaded_from_its_file_searches_as_deep_as_one_built_here(tmp_path: Path) -> None:
-    """The file keeps the graph of the index, not its search's candidates: one loaded searched
-    with usearch's default (64; recall@10 0.85 on the scale bench's 100k graph)."""
+def test_an_index_loaded_from_its_file_searches_and_adds_as_one_built_here(tmp_path: Path) -> None:
+    """The file keeps the graph of the index, not its candidates: one loaded searched and linked
+    new entries with usearch's defaults (64 and 128)."""
     store = open_store(tmp_path / "kb")
     store.write_documents([make_document("a.txt", 30, seed=1, tables=0)])
     assert store.vectors._index is not None
-    built = store.vectors._index.expansion_search
+    built = store.vectors._index.expansion_search, store.vectors._index.expansion_add
     store.close()
     again = FalkorStore(data_dir=tmp_path / "kb").open()
     try:
         assert again.vectors._index is not None
-        assert again.vectors._index.expansion_search == built == vectors.EXPANSION_SEARCH
+        loaded = again.vectors._index.expansion_search, again.vectors._index.expansion_add
+        assert loaded == built == (vectors.EXPANSION_SEARCH, vectors.EXPANSION_ADD)
     finally:
         again.close()
 

@@ -555,14 +555,14 @@ def main() -> None:
     parser.add_argument(
         "--no-cold-add",
         action="store_true",
-        help="Leave out the add in a new session (cold_add_s null): it waits for the vector "
-        "index to be built again, about 25 minutes at 1M here.",
+        help="Leave out the add in a new session (cold_add_s null), which starts the server and "
+        "builds again the indexes the last close set aside.",
     )
     parser.add_argument(
         "--build-only",
         action="store_true",
         help="Only sync the graphs (with --resume, go on with them) and close: measure them "
-        "later with --reopen-only or --as-it-stands (at 1M, 41 minutes of index build each).",
+        "later with --reopen-only or --as-it-stands.",
     )
     parser.add_argument("--plot", type=Path, default=None, help="Draw cost against size here.")
     parser.add_argument(

@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 Run = Callable[..., list[dict[str, Any]]]  # the store's ``run`` (named queries)
 
 CONNECTIVITY = 32  # HNSW links per entry
-EXPANSION_ADD = 128  # candidates kept while an entry is linked in
+EXPANSION_ADD = 512  # candidates kept while an entry is linked in (measured: decisions/0001)
 EXPANSION_SEARCH = 512  # candidates kept per search (at least the depth asked; measured:
 # docs/benchmarks.md, "The vector index beside the graph")
 EXACT_BELOW = 20_000  # up to this many entries a search compares every vector: as fast, exact
@@ -116,9 +116,10 @@ class PassageVectors:
             index = None  # unreadable: rebuilt from the graph
         if index is None or (dimension is not None and int(index.ndim) != dimension):
             return None
-        # the file keeps the graph, not the search's candidates (restored: usearch's default);
-        # the setter exists, though its stub reads as read-only
+        # the file keeps the graph, not its candidates (restored: usearch's defaults); the
+        # setters exist, though their stubs read as read-only
         index.expansion_search = EXPANSION_SEARCH  # type: ignore[misc]
+        index.expansion_add = EXPANSION_ADD  # type: ignore[misc]
         return index
 
     def behind(self, mark: int | None) -> bool:
