@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -227,6 +228,7 @@ def test_searches_while_another_thread_adds_and_removes_see_no_error_and_lose_no
     index = vectors.PassageVectors(lambda *_: [], None)
     index.added({k: data[k] for k in range(1, 1001)}, 1, 1001)
     failures: list[BaseException] = []
+    searched: list[int] = []  # searches made while the writes went on
     writing = threading.Event()
 
     def search() -> None:
@@ -234,6 +236,7 @@ def test_searches_while_another_thread_adds_and_removes_see_no_error_and_lose_no
             while writing.is_set():
                 for hits in index.search(data[rng.integers(1, 1000, 8)].tolist(), 5):
                     assert len(hits) == 5
+                searched.append(1)
         except BaseException as exc:  # (reported by the main thread)
             failures.append(exc)
 
@@ -242,12 +245,16 @@ def test_searches_while_another_thread_adds_and_removes_see_no_error_and_lose_no
     for reader in readers:
         reader.start()
     for first in range(1001, 6000, 500):
+        before = len(searched)
         index.added({k: data[k] for k in range(first, first + 500)}, first, first + 500)
         index.removed(range(first, first + 50))
+        deadline = time.monotonic() + 30  # a search between this change and the next
+        while len(searched) == before and time.monotonic() < deadline:
+            time.sleep(0.001)
     writing.clear()
     for reader in readers:
         reader.join()
-    assert not failures
+    assert not failures and len(searched) >= 10
     assert index.keys() == set(range(1, 1001)) | {
         k for first in range(1001, 6000, 500) for k in range(first + 50, first + 500)
     }
