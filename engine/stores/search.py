@@ -174,9 +174,8 @@ class StoreSearch(RunsQueries):
         matches (every form of a word: Lucene stems; the embedded store's index holds terms kgp
         stemmed, ``terms_indexed``, and the words are stemmed alike); kgp does the ranking:
         FalkorDB's score ignores rarity, and Lucene's (Neo4j) counts every passage. Terms
-        matching more than
-        ``FULLTEXT_CAP`` readable passages count for none (reading only that many of their
-        matches); when every term is that common, the index's own order."""
+        matching more than ``FULLTEXT_CAP`` readable passages count for none (reading only that
+        many of their matches); when every term is that common, the index's own order."""
         terms = stems(query_terms(text)) if self.terms_indexed else query_terms(text)
         if not terms or limit < 1:
             return []
