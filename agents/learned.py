@@ -41,6 +41,7 @@ FEATURES = (
 )
 WEIGHTS_FILE = "order.json"
 _QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")  # "Film (1999)" names the film as "Film"
+STEMMED_TEXTS = 16_384  # passages' stem sets kept (questions meet the same passages again)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +146,7 @@ def _term_coverage(question: str, texts: Mapping[str, str]) -> dict[str, float]:
     """The share of the question's term stems each text holds, each stem weighted by how rare
     it is among the texts (log(1 + n / df)) against the weight it would have in one text."""
     asked = set(stems(terms(question)))
-    held = {pid: set(stems(set(terms(text)))) & asked for pid, text in texts.items()}
+    held = {pid: _stems_of(text) & asked for pid, text in texts.items()}
     if not asked:
         return dict.fromkeys(texts, 0.0)
     count = len(texts)
@@ -158,6 +159,11 @@ def _term_coverage(question: str, texts: Mapping[str, str]) -> dict[str, float]:
         pid: sum(math.log(1 + count / df[s]) for s in stems_held) / whole
         for pid, stems_held in held.items()
     }
+
+
+@functools.lru_cache(maxsize=STEMMED_TEXTS)
+def _stems_of(text: str) -> frozenset[str]:
+    return frozenset(stems(set(terms(text))))
 
 
 def _title_named(title: str, asked: set[str]) -> float:

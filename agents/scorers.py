@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -182,7 +181,7 @@ class TfidfScorer:
         self.texts = texts
         self.max_path_passages = max_path_passages
         # term counts by caller (scope) and passage id
-        self._bags: SharedCache[str, Counter[str]] = SharedCache(cache_size, scope)
+        self._bags: SharedCache[str, Bag] = SharedCache(cache_size, scope)
 
     def forget(self) -> None:
         self._bags.clear()
@@ -196,45 +195,76 @@ class TfidfScorer:
         missing = sorted(ids - bags.keys())
         if missing:
             text = self.texts(missing)
-            fresh = {pid: Counter(terms(text.get(pid, ""))) for pid in missing}
+            fresh = {pid: Bag.of(terms(text.get(pid, ""))) for pid in missing}
             bags.update(fresh)
             self._bags.keep(fresh, generation)
+        asked = Bag.of(terms(question))
         queries = [
-            Counter(terms(question))
-            + sum((bags[p] for p in path[-self.max_path_passages :]), Counter())
+            Bag.joined([asked, *(bags[p] for p in path[-self.max_path_passages :])])
             for path in paths
         ]
         return tfidf_cosines(queries, [[bags[c] for c in row] for row in candidates])
 
 
-def tfidf_cosines(
-    queries: Sequence[Counter[str]], candidates: Sequence[Sequence[Counter[str]]]
-) -> list[list[float]]:
+class Bag:
+    """A text's terms with their counts, in the order they first occur, as arrays: each term by
+    its hash (what tells terms apart: two of a process's strings share a 64-bit hash about
+    never), so scoring a hop reads no term's characters."""
+
+    __slots__ = ("counts", "keys")
+
+    def __init__(self, keys: np.ndarray, counts: np.ndarray) -> None:
+        self.keys, self.counts = keys, counts
+
+    @classmethod
+    def of(cls, items: Sequence[str]) -> Bag:
+        counted = Counter(items)
+        size = len(counted)
+        return cls(
+            np.fromiter(map(hash, counted), np.int64, size),
+            np.fromiter(counted.values(), np.float64, size),
+        )
+
+    @classmethod
+    def joined(cls, bags: Sequence[Bag]) -> Bag:
+        """The bags' terms counted together, in the order they first occur."""
+        keys = np.concatenate([b.keys for b in bags])
+        unique, first, where = np.unique(keys, return_index=True, return_inverse=True)
+        counts = np.bincount(where, weights=np.concatenate([b.counts for b in bags]))
+        order = np.argsort(first, kind="stable")
+        return cls(unique[order], counts[order])
+
+
+def tfidf_cosines(queries: Sequence[Bag], candidates: Sequence[Sequence[Bag]]) -> list[list[float]]:
     """Cosine of TF-IDF vectors: each query against its own candidates. IDF over every bag
-    given (queries and candidates), so no corpus statistics are needed."""
-    bags = {id(b): b for row in candidates for b in row}
-    df: Counter[str] = Counter()
-    for bag in [*bags.values(), *queries]:
-        df.update(bag.keys())
-    total = len(bags) + len(queries)
-
-    idf = {t: math.log((1 + total) / (1 + n)) for t, n in df.items()}
-
-    def weigh(bag: Counter[str]) -> tuple[dict[str, float], float]:
-        vec = {t: n * idf[t] for t, n in bag.items()}
-        return vec, math.sqrt(sum(v * v for v in vec.values())) or 1.0
-
-    weighted = {key: weigh(bag) for key, bag in bags.items()}
+    given (queries and candidates, a bag given twice counted once), so no corpus statistics
+    are needed. Every sum runs over a bag's own terms in its own order: the same scores, to the
+    last bit, every run."""
+    distinct = list({id(b): b for row in candidates for b in row}.values())
+    bags = [*distinct, *queries]
+    sizes = np.fromiter((len(b.keys) for b in bags), np.int64, len(bags))
+    if not sizes.sum():
+        return [[0.0] * len(row) for row in candidates]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    _, where = np.unique(np.concatenate([b.keys for b in bags]), return_inverse=True)
+    idf = np.log((1 + len(bags)) / (1 + np.bincount(where)))  # (a bag holds a term once)
+    weights = np.concatenate([b.counts for b in bags]) * idf[where]
+    squares = np.add.reduceat(weights * weights, np.minimum(starts, len(weights) - 1))
+    norms = np.where(sizes > 0, np.sqrt(squares), 0.0)  # (reduceat gives an empty bag a term)
+    norms[norms == 0.0] = 1.0
+    slot = {id(b): n for n, b in enumerate(distinct)}
+    dense = np.zeros(len(idf))
     out: list[list[float]] = []
-    for query, row in zip(queries, candidates, strict=True):
-        q, q_norm = weigh(query)
-        scores = []
-        for c in row:
-            vec, norm = weighted[id(c)]
-            small, large = (vec, q) if len(vec) < len(q) else (q, vec)
-            # (in the smaller's order, not a set's: the same sum, to the last bit, every run)
-            shared = sum(w * large[t] for t, w in small.items() if t in large)
-            scores.append(shared / (norm * q_norm))
+    for q, row in enumerate(candidates, start=len(distinct)):
+        mine = slice(starts[q], starts[q] + sizes[q])
+        dense[where[mine]] = weights[mine]
+        picked = [slot[id(c)] for c in row]
+        scores = [0.0] * len(row)
+        for i, n in enumerate(picked):
+            if sizes[n]:
+                held = slice(starts[n], starts[n] + sizes[n])
+                scores[i] = float(np.dot(weights[held], dense[where[held]])) / (norms[n] * norms[q])
+        dense[where[mine]] = 0.0
         out.append(scores)
     return out
 

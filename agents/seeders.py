@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import wait
 from typing import TYPE_CHECKING
 
-from kgp.agents.scorers import tfidf_cosines
+from kgp.agents.scorers import Bag, tfidf_cosines
 from kgp.names import SEEDERS
 from kgp.text import terms
 
@@ -68,8 +67,8 @@ def tfidf(services: Services, question: str, count: int) -> Seeds:
     if not pool:
         return []
     text = services.passages.texts(pool)
-    bags = [Counter(terms(text.get(pid, ""))) for pid in pool]
-    (scores,) = tfidf_cosines([Counter(terms(question))], [bags])
+    bags = [Bag.of(terms(text.get(pid, ""))) for pid in pool]
+    (scores,) = tfidf_cosines([Bag.of(terms(question))], [bags])
     ranked = sorted(zip(pool, scores, strict=True), key=lambda item: (-item[1], item[0]))
     return ranked[:count]
 
