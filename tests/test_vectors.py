@@ -19,6 +19,7 @@ from kgp.access import ADMIN_CALLER
 from kgp.stores import FalkorStore
 from kgp.stores.base import GraphStore
 from kgp.stores.falkordb import vectors
+from kgp.stores.falkordb.vectors import PassageVectors
 from kgp.stores.model import passage_id
 
 from tests.graphs import DIM, make_document
@@ -142,6 +143,7 @@ def test_onnxruntime_imported_after_the_index_library_does_not_crash() -> None:
 def test_an_index_loaded_from_its_file_searches_and_adds_as_one_built_here(tmp_path: Path) -> None:
     """The file keeps the graph of the index, not its candidates: one loaded searched and linked
     new entries with usearch's defaults (64 and 128)."""
+    assert vectors.search_expansion(30) == vectors.EXPANSION_SEARCH
     store = open_store(tmp_path / "kb")
     store.write_documents([make_document("a.txt", 30, seed=1, tables=0)])
     assert store.vectors._index is not None
@@ -154,6 +156,28 @@ def test_an_index_loaded_from_its_file_searches_and_adds_as_one_built_here(tmp_p
         assert loaded == built == (vectors.EXPANSION_SEARCH, vectors.EXPANSION_ADD)
     finally:
         again.close()
+
+
+def test_a_larger_index_keeps_more_candidates_per_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past SEARCH_GROWS_PAST entries each search keeps more candidates, as the index holds them:
+    after the adds that took it past, and when it is loaded from its file."""
+    monkeypatch.setattr(vectors, "SEARCH_GROWS_PAST", 100)
+    kept = PassageVectors(lambda *_: [], tmp_path / "index.usearch")
+    rng = np.random.default_rng(3)
+    grown = []
+    for first in (1, 101, 201, 1001):
+        batch = {k: rng.standard_normal(8) for k in range(first, first + 100)}
+        kept.added(batch, first, first + 100)
+        assert kept._index is not None
+        grown.append(int(kept._index.expansion_search))
+    assert grown[0] == vectors.EXPANSION_SEARCH < grown[1] < grown[2] < grown[3]
+    assert grown == [vectors.search_expansion(n) for n in (100, 200, 300, 400)]
+    assert vectors.search_expansion(10**6) > vectors.search_expansion(10**5)
+    kept.save()
+    loaded = PassageVectors(lambda *_: [], kept.path)._loaded(8)
+    assert loaded is not None and int(loaded.expansion_search) == grown[-1]
 
 
 def test_the_file_is_written_once_enough_changed_and_what_it_lacks_is_read_at_open(

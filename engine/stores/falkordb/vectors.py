@@ -37,7 +37,9 @@ Run = Callable[..., list[dict[str, Any]]]  # the store's ``run`` (named queries)
 CONNECTIVITY = 32  # HNSW links per entry
 EXPANSION_ADD = 512  # candidates kept while an entry is linked in (measured: decisions/0001)
 EXPANSION_SEARCH = 512  # candidates kept per search (at least the depth asked; measured:
-# docs/benchmarks.md, "The vector index beside the graph")
+# docs/benchmarks.md, "The vector index beside the graph") up to SEARCH_GROWS_PAST entries;
+SEARCH_GROWS_PAST = 100_000  # past it they grow as (entries / it) ** SEARCH_GROWTH: at a fixed
+SEARCH_GROWTH = 0.4  # count a larger index finds less of the exact 10 nearest (decisions/0001)
 EXACT_BELOW = 20_000  # up to this many entries a search compares every vector: as fast, exact
 FIRST_KEY = 1  # (vector_mark.cypher's too: FalkorDB 4.16's range index, loaded, missed 0)
 READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
@@ -118,7 +120,7 @@ class PassageVectors:
             return None
         # the file keeps the graph, not its candidates (restored: usearch's defaults); the
         # setters exist, though their stubs read as read-only
-        index.expansion_search = EXPANSION_SEARCH  # type: ignore[misc]
+        index.expansion_search = search_expansion(len(index))  # type: ignore[misc]
         index.expansion_add = EXPANSION_ADD  # type: ignore[misc]
         return index
 
@@ -284,7 +286,14 @@ class PassageVectors:
         if held:
             self._index.remove(np.asarray(held, dtype=np.uint64))
         self._index.add(keys, values, threads=THREADS)
+        self._index.expansion_search = search_expansion(len(self._index))  # type: ignore[misc]
         self._unsaved += len(held) + len(keys)
+
+
+def search_expansion(entries: int) -> int:
+    """The candidates a search keeps in an index of ``entries``."""
+    grown: float = EXPANSION_SEARCH * (entries / SEARCH_GROWS_PAST) ** SEARCH_GROWTH
+    return max(EXPANSION_SEARCH, round(grown))
 
 
 def _new(dimension: int) -> Index:
