@@ -143,7 +143,6 @@ def test_onnxruntime_imported_after_the_index_library_does_not_crash() -> None:
 def test_an_index_loaded_from_its_file_searches_and_adds_as_one_built_here(tmp_path: Path) -> None:
     """The file keeps the graph of the index, not its candidates: one loaded searched and linked
     new entries with usearch's defaults (64 and 128)."""
-    assert vectors.search_expansion(30) == vectors.EXPANSION_SEARCH
     store = open_store(tmp_path / "kb")
     store.write_documents([make_document("a.txt", 30, seed=1, tables=0)])
     assert store.vectors._index is not None
@@ -158,26 +157,32 @@ def test_an_index_loaded_from_its_file_searches_and_adds_as_one_built_here(tmp_p
         again.close()
 
 
-def test_a_larger_index_keeps_more_candidates_per_search(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_questions_search_of_a_larger_index_keeps_more_candidates(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Past SEARCH_GROWS_PAST entries each search keeps more candidates, as the index holds them:
-    after the adds that took it past, and when it is loaded from its file."""
+    """Past SEARCH_GROWS_PAST entries a search of a few vectors (a question's) asks usearch for
+    search_expansion(entries) results, which it keeps as candidates, and returns the depth asked;
+    a sync's search of many vectors asks for its depth (the index keeps EXPANSION_SEARCH)."""
     monkeypatch.setattr(vectors, "SEARCH_GROWS_PAST", 100)
-    kept = PassageVectors(lambda *_: [], tmp_path / "index.usearch")
+    monkeypatch.setattr(vectors, "EXACT_BELOW", 0)
+    kept = PassageVectors(lambda *_: [], None)
     rng = np.random.default_rng(3)
-    grown = []
-    for first in (1, 101, 201, 1001):
-        batch = {k: rng.standard_normal(8) for k in range(first, first + 100)}
-        kept.added(batch, first, first + 100)
-        assert kept._index is not None
-        grown.append(int(kept._index.expansion_search))
-    assert grown[0] == vectors.EXPANSION_SEARCH < grown[1] < grown[2] < grown[3]
-    assert grown == [vectors.search_expansion(n) for n in (100, 200, 300, 400)]
+    kept.added({k: rng.standard_normal(8) for k in range(1, 2001)}, 1, 2001)
+    assert kept._index is not None
+    asked: list[int] = []
+    search = kept._index.search
+
+    def counted(queries: np.ndarray, count: int, **options: object) -> object:
+        asked.append(count)
+        return search(queries, count, **options)
+
+    monkeypatch.setattr(kept._index, "search", counted)
+    one = kept.search([rng.standard_normal(8)], 10)
+    many = kept.search(list(rng.standard_normal((vectors.MANY, 8))), 10)
+    grown = vectors.search_expansion(2000)
+    assert asked == [grown, 10] and grown > vectors.EXPANSION_SEARCH
+    assert [len(hits) for hits in one + many] == [10] * (1 + vectors.MANY)
     assert vectors.search_expansion(10**6) > vectors.search_expansion(10**5)
-    kept.save()
-    loaded = PassageVectors(lambda *_: [], kept.path)._loaded(8)
-    assert loaded is not None and int(loaded.expansion_search) == grown[-1]
 
 
 def test_the_file_is_written_once_enough_changed_and_what_it_lacks_is_read_at_open(

@@ -37,9 +37,10 @@ Run = Callable[..., list[dict[str, Any]]]  # the store's ``run`` (named queries)
 CONNECTIVITY = 32  # HNSW links per entry
 EXPANSION_ADD = 512  # candidates kept while an entry is linked in (measured: decisions/0001)
 EXPANSION_SEARCH = 512  # candidates kept per search (at least the depth asked; measured:
-# docs/benchmarks.md, "The vector index beside the graph") up to SEARCH_GROWS_PAST entries;
-SEARCH_GROWS_PAST = 100_000  # past it they grow as (entries / it) ** SEARCH_GROWTH: at a fixed
-SEARCH_GROWTH = 0.4  # count a larger index finds less of the exact 10 nearest (decisions/0001)
+# docs/benchmarks.md, "The vector index beside the graph"); a search of fewer than MANY vectors
+# (a question's) keeps more past SEARCH_GROWS_PAST entries, as (entries / it) ** SEARCH_GROWTH:
+SEARCH_GROWS_PAST = 100_000  # at a fixed count a larger index finds less of the exact nearest,
+SEARCH_GROWTH = 0.4  # and a sync's many searches look deeper where they need to (decisions/0001)
 EXACT_BELOW = 20_000  # up to this many entries a search compares every vector: as fast, exact
 FIRST_KEY = 1  # (vector_mark.cypher's too: FalkorDB 4.16's range index, loaded, missed 0)
 READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
@@ -120,7 +121,7 @@ class PassageVectors:
             return None
         # the file keeps the graph, not its candidates (restored: usearch's defaults); the
         # setters exist, though their stubs read as read-only
-        index.expansion_search = search_expansion(len(index))  # type: ignore[misc]
+        index.expansion_search = EXPANSION_SEARCH  # type: ignore[misc]
         index.expansion_add = EXPANSION_ADD  # type: ignore[misc]
         return index
 
@@ -223,18 +224,18 @@ class PassageVectors:
             return [[] for _ in vectors]
         queries = np.asarray(vectors, dtype=np.float32)
         exact = exact or len(index) <= EXACT_BELOW or depth * 4 >= len(index)
+        few = len(queries) < MANY
+        # (usearch keeps as many candidates as it is asked for results, if more than its own)
+        asked = max(depth, search_expansion(len(index))) if few and not exact else depth
         with self._lock.reading():
             found = index.search(
-                queries,
-                min(depth, len(index)),
-                exact=exact,
-                threads=THREADS if len(queries) >= MANY else 1,
+                queries, min(asked, len(index)), exact=exact, threads=1 if few else THREADS
             )
         keys, distances = np.atleast_2d(found.keys), np.atleast_2d(found.distances)
         counts = getattr(found, "counts", np.asarray([keys.shape[1]]))  # (one vector: Matches)
         return [
             [(int(k), 1.0 - float(d)) for k, d in zip(keys[i][:n], distances[i][:n], strict=True)]
-            for i, n in enumerate(counts.tolist())
+            for i, n in enumerate(np.minimum(counts, depth).tolist())
         ]
 
     def get(self, keys: Sequence[int]) -> dict[int, np.ndarray]:
@@ -286,7 +287,6 @@ class PassageVectors:
         if held:
             self._index.remove(np.asarray(held, dtype=np.uint64))
         self._index.add(keys, values, threads=THREADS)
-        self._index.expansion_search = search_expansion(len(self._index))  # type: ignore[misc]
         self._unsaved += len(held) + len(keys)
 
 
