@@ -249,8 +249,9 @@ def tfidf_cosines(queries: Sequence[Bag], candidates: Sequence[Sequence[Bag]]) -
     _, where = np.unique(np.concatenate([b.keys for b in bags]), return_inverse=True)
     idf = np.log((1 + len(bags)) / (1 + np.bincount(where)))  # (a bag holds a term once)
     weights = np.concatenate([b.counts for b in bags]) * idf[where]
-    squares = np.add.reduceat(weights * weights, np.minimum(starts, len(weights) - 1))
-    norms = np.where(sizes > 0, np.sqrt(squares), 0.0)  # (reduceat gives an empty bag a term)
+    norms = np.ones(len(bags))  # (an empty bag's: its scores are 0)
+    filled = sizes > 0  # (reduceat's ranges run from one start to the next: empty bags left out)
+    norms[filled] = np.sqrt(np.add.reduceat(weights * weights, starts[filled]))
     norms[norms == 0.0] = 1.0
     slot = {id(b): n for n, b in enumerate(distinct)}
     dense = np.zeros(len(idf))
@@ -262,8 +263,8 @@ def tfidf_cosines(queries: Sequence[Bag], candidates: Sequence[Sequence[Bag]]) -
         scores = [0.0] * len(row)
         for i, n in enumerate(picked):
             if sizes[n]:
-                held = slice(starts[n], starts[n] + sizes[n])
-                scores[i] = float(np.dot(weights[held], dense[where[held]])) / (norms[n] * norms[q])
+                its = slice(starts[n], starts[n] + sizes[n])
+                scores[i] = float(np.dot(weights[its], dense[where[its]])) / (norms[n] * norms[q])
         dense[where[mine]] = 0.0
         out.append(scores)
     return out

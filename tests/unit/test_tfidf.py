@@ -62,6 +62,13 @@ def test_the_cosines_are_the_formulas_to_rounding(
             assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
 
 
+def test_a_bag_without_terms_after_the_others_leaves_their_norms_whole() -> None:
+    rain, station = Bag.of(["rain"]), Bag.of(["rain", "station"])
+    got = tfidf_cosines([station, Bag.of([])], [[rain], []])
+    want = written_out([Counter(["rain", "station"]), Counter()], [[Counter(["rain"])], []])
+    assert math.isclose(got[0][0], want[0][0], rel_tol=1e-12) and got[0][0] < 1.0
+
+
 def test_a_joined_bag_counts_every_part_in_first_seen_order() -> None:
     joined = Bag.joined([Bag.of(["pump", "rain"]), Bag.of(["rain", "farm", "rain"])])
     assert joined.keys.tolist() == [hash("pump"), hash("rain"), hash("farm")]
