@@ -218,7 +218,9 @@ class PassageVectors:
         self, vectors: Sequence[Sequence[float]], depth: int, *, exact: bool = False
     ) -> list[list[tuple[int, float]]]:
         """For each vector its ``depth`` nearest keys with their cosine similarity, best first
-        (``exact``: compared with every vector, as always in a small index or a deep search)."""
+        (``exact``: compared with every vector, as always in a small index or a deep search). A
+        search of fewer than MANY vectors (a question's) keeps :func:`search_expansion`'s
+        candidates, a sync's many keep the index's own."""
         index = self._index
         if index is None or not len(index) or not vectors:
             return [[] for _ in vectors]
