@@ -14,7 +14,7 @@ from kgp.ingest.keywords import KeywordExtractor
 from kgp.ingest.tables import table_chunks
 from kgp.ingest.text import carried_over, normalise, sentences, windows
 from kgp.settings import PassageMode, Settings
-from kgp.stores.model import DocumentGraph, DocumentRecord, PassageRecord
+from kgp.stores.model import DocumentGraph, DocumentRecord, PassageRecord, stored_vectors
 
 # nodes (documents, passages, tables) per write query: large enough that the query's own cost
 # is small beside its rows, small enough that its parameters stay a few megabytes
@@ -133,14 +133,16 @@ def embed_drafts(
     known: dict[str, np.ndarray],
 ) -> list[np.ndarray]:
     """Embeddings of every draft's passages in one encoder call, each as the encoder reads it
-    (``Draft.reads``); texts in ``known`` (unchanged passages of the stored version) are not
-    embedded again."""
+    (``Draft.reads``), at the precision the graph keeps (:func:`stored_vectors`); texts in
+    ``known`` (unchanged passages of the stored version) are not embedded again."""
     reads = {t: r for d in drafts for t, r in zip(d.texts, d.reads, strict=True) if t not in known}
     wanted = list(reads)
     fresh = encode([reads[t] for t in wanted]) if wanted else np.zeros((0, 0), dtype=np.float32)
     table = {**known, **{text: fresh[i] for i, text in enumerate(wanted)}}
     return [
-        np.stack([table[t] for t in d.texts]) if d.texts else np.zeros((0, 0), dtype=np.float32)
+        stored_vectors(np.stack([table[t] for t in d.texts]))
+        if d.texts
+        else np.zeros((0, 0), dtype=np.float32)
         for d in drafts
     ]
 

@@ -39,6 +39,7 @@ def test_examples_sync_into_pages_passages_and_tables(tmp_path: Path) -> None:
             "budget-2025.pdf#page=1&table=1": "Table 2.2: Capital projects",
             "budget-2025.pdf#page=2&table=0": "TABLE IV: Funding sources 2025",
         }, "camelot finds the ruled tables, and each keeps the caption printed above it"
+        assert kg.store.vectors.half, "a sync stores float16 values: the index holds them so"
         question = "Which station recorded the most rain, and what does it serve?"
         shown = kgp_cli("--data-dir", str(tmp_path / "kb"), "ask", question, "--k", "5")
         assert shown.returncode == 0, shown.stderr

@@ -25,7 +25,7 @@ from kgp.ingest.memory import REACH_NEW, Memory, reach
 from kgp.ingest.scores import ROUGH, best_of, exact_scores, offered
 from kgp.stores import FalkorStore
 from kgp.stores.base import GraphStore
-from kgp.stores.model import SimilarEdge
+from kgp.stores.model import SimilarEdge, stored_vectors
 
 from tests.bench.scale_bench import StandInEncoder
 
@@ -47,15 +47,19 @@ def unit_rows(
     k=st.integers(1, 6),
     duplicates=st.booleans(),
     spread=st.sampled_from([1e-6, 1e-4, 1e-3]),
+    half=st.booleans(),
 )
 def test_offers_from_the_chosen_pairs_are_the_exact_offers(
-    seed: int, stored: int, new: int, k: int, duplicates: bool, spread: float
+    seed: int, stored: int, new: int, k: int, duplicates: bool, spread: float, half: bool
 ) -> None:
     """Whatever the bars and however close the scores, the k best offers that reach a row's bar,
-    scored exactly over the chosen pairs, are those of scoring every pair exactly."""
+    scored exactly over the chosen pairs, are those of scoring every pair exactly; also for
+    vectors as the graph stores them (``half``: float16 values, whose lengths miss 1)."""
     rng = np.random.default_rng(seed)
     others = unit_rows(rng, new)
     rows = unit_rows(rng, stored, others if duplicates else None, spread)
+    if half:
+        others, rows = stored_vectors(others), stored_vectors(rows)
     ids = [f"n{j:02d}" for j in range(new)]
     exact = exact_scores(others, rows)  # stored x new
     # a bar anywhere, or exactly at one of the row's own scores (where float32 misjudges most)

@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from kgp.access import ADMIN_CALLER
+from kgp.ingest.builder import with_embeddings
 from kgp.stores import FalkorStore
 from kgp.stores.base import GraphStore
 from kgp.stores.falkordb import vectors
 from kgp.stores.falkordb.vectors import PassageVectors
-from kgp.stores.model import passage_id
+from kgp.stores.model import DocumentGraph, passage_id, stored_vectors
 
 from tests.graphs import DIM, make_document
 
@@ -130,6 +131,37 @@ def test_passage_vectors_are_the_graphs_read_from_the_index_or_the_graph(tmp_pat
                 )
                 assert found[pid].text == writer.passage_texts([pid])[pid].text
         assert held[ids[0]].doc_title == "Title of a.txt" and held[ids[0]].doc_path == "a.txt"
+
+
+def as_stored(document: DocumentGraph) -> DocumentGraph:
+    """``document`` with its vectors as a sync stores them (float16 values)."""
+    vectors = np.asarray([p.embedding for p in document.passages])
+    return with_embeddings(document, stored_vectors(vectors))
+
+
+def test_stored_vectors_are_held_at_half_precision_and_others_widen_the_index(
+    tmp_path: Path,
+) -> None:
+    """Vectors as a sync stores them make a half-precision index that holds each exactly; a
+    vector float16 cannot hold (from a graph written before, or an import of its export) widens
+    the index to single precision with what it held, in memory and in its file."""
+    kb = tmp_path / "kb"
+    a = [passage_id("a.txt", j) for j in range(6)]
+    b = [passage_id("b.txt", j) for j in range(4)]
+    with open_store(kb) as store:
+        store.write_documents([as_stored(make_document("a.txt", 6))])
+        assert store.vectors.half
+        held = store.passage_vectors(a)
+        assert [list(held[p].embedding) for p in a] == [vector_of(store, p) for p in a]
+        store.write_documents([make_document("b.txt", 4, seed=1)])  # not float16 values
+        assert not store.vectors.half and len(store.vectors) == 10
+        assert store.vectors.keys() == graph_keys(store)
+    with open_store(kb) as store:  # (the file was written again, wide)
+        assert not store.vectors.half and store.vectors.keys() == graph_keys(store)
+        held = store.passage_vectors(a + b)
+        for pid in a + b:
+            assert list(held[pid].embedding) == vector_of(store, pid)
+            assert first_hit(store, vector_of(store, pid)) == pid
 
 
 def test_onnxruntime_imported_after_the_index_library_does_not_crash() -> None:

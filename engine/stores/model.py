@@ -41,6 +41,14 @@ def table_id(doc_id: str, page: int, index: int) -> str:
     return f"{doc_id}#page={page}&table={index}"
 
 
+def stored_vectors(vectors: np.ndarray) -> np.ndarray:
+    """Passage vectors (unit length) as the graph keeps them: float32 values that float16 holds
+    exactly, so the embedded store's index, kept at half precision, holds each passage's own
+    vector, and a stored neighbour scores as the sync's copy of it did
+    (docs/decisions/0001-vectors-beside-the-graph.md)."""
+    return np.asarray(vectors, dtype=np.float32).astype(np.float16).astype(np.float32)
+
+
 def text_hash(text: str) -> str:
     """The key under which identical passage texts share one stored vector."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]

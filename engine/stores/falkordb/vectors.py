@@ -28,6 +28,7 @@ with suppress(ImportError):
     import onnxruntime  # noqa: F401
 from kgp.locks import ReadWriteLock
 from kgp.stores.falkordb.processes import pid_alive
+from usearch.compiled import ScalarKind
 from usearch.index import Index
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,12 @@ class PassageVectors:
             return set()
         with self._lock.reading():
             return {int(k) for k in np.asarray(index.keys)}
+
+    @property
+    def half(self) -> bool:
+        """Whether the index holds its vectors at half precision (see :func:`_fitting`)."""
+        index = self._index
+        return index is not None and index.dtype == ScalarKind.F16
 
     @property
     def dimension(self) -> int | None:
@@ -241,14 +248,15 @@ class PassageVectors:
         ]
 
     def get(self, keys: Sequence[int]) -> dict[int, np.ndarray]:
-        """The vectors the index holds of ``keys`` (a key is given once, with its vector, so a
-        held key's vector is the graph's); keys it does not hold are left out."""
+        """The vectors the index holds of ``keys``, in float32 (a key is given once, with its
+        vector, and the index holds it exactly, so a held key's vector is the graph's); keys it
+        does not hold are left out."""
         index = self._index
         if index is None or not keys:
             return {}
         wanted = np.asarray(keys, dtype=np.uint64)
         with self._lock.reading():
-            found: Any = index.get(wanted)  # (a tuple: a vector, or None, a key)
+            found: Any = index.get(wanted, dtype="f32")  # (a tuple: a vector, or None, a key)
         return {int(k): v for k, v in zip(wanted.tolist(), found, strict=True) if v is not None}
 
     def recall_at_10(self, vectors: Sequence[Sequence[float]]) -> float | None:
@@ -283,8 +291,10 @@ class PassageVectors:
             return
         keys = np.fromiter(vectors, dtype=np.uint64, count=len(vectors))
         values = np.asarray(list(vectors.values()), dtype=np.float32)
-        if self._index is None:
-            self._index = _new(values.shape[1])
+        before = self._index
+        self._index = _fitting(before, values)
+        if before is not None and self._index is not before:
+            self._unsaved += len(before)  # (widened: the file is written again whole)
         held = [k for k in keys.tolist() if k in self._index]
         if held:
             self._index.remove(np.asarray(held, dtype=np.uint64))
@@ -298,11 +308,29 @@ def search_expansion(entries: int) -> int:
     return max(EXPANSION_SEARCH, round(grown))
 
 
-def _new(dimension: int) -> Index:
+def _fitting(index: Index | None, values: np.ndarray) -> Index:
+    """``index``, or the one to add ``values`` to instead: an empty index is made anew, at half
+    precision if ``values`` are all float16 values (as :func:`kgp.stores.model.stored_vectors`
+    makes them: the index then holds each vector exactly in half the memory); a half-precision
+    one given other values (a graph written before vectors were stored so, or an import of its
+    export) is widened to single precision with the entries it holds."""
+    half = bool(np.array_equal(values.astype(np.float16).astype(np.float32), values))
+    if index is None or not len(index):
+        return _new(values.shape[1], half=half)
+    if half or index.dtype != ScalarKind.F16:
+        return index
+    keys = np.asarray(index.keys, dtype=np.uint64)
+    wide = _new(int(index.ndim), half=False)
+    held: Any = index.get(keys, dtype="f32")  # (a tuple: one vector a key)
+    wide.add(keys, np.stack(held), threads=THREADS)
+    return wide
+
+
+def _new(dimension: int, *, half: bool = False) -> Index:
     return Index(
         ndim=dimension,
         metric="cos",
-        dtype="f32",
+        dtype="f16" if half else "f32",
         connectivity=CONNECTIVITY,
         expansion_add=EXPANSION_ADD,
         expansion_search=EXPANSION_SEARCH,
