@@ -37,11 +37,14 @@ Run = Callable[..., list[dict[str, Any]]]  # the store's ``run`` (named queries)
 
 CONNECTIVITY = 32  # HNSW links per entry
 EXPANSION_ADD = 512  # candidates kept while an entry is linked in (measured: decisions/0001)
-EXPANSION_SEARCH = 512  # candidates kept per search (at least the depth asked; measured:
-# docs/benchmarks.md, "The vector index beside the graph"); a search of fewer than MANY vectors
-# (a question's) keeps more past SEARCH_GROWS_PAST entries, as (entries / it) ** SEARCH_GROWTH:
-SEARCH_GROWS_PAST = 100_000  # at a fixed count a larger index finds less of the exact nearest,
-SEARCH_GROWTH = 0.4  # and a sync's many searches look deeper where they need to (decisions/0001)
+EXPANSION_SEARCH = 512  # candidates kept per search, at least the depth asked (measured:
+# docs/benchmarks.md, "The vector index beside the graph").
+# At a fixed count a larger index finds less of the exact nearest, so a search of fewer than MANY
+# vectors (a question's) keeps more past SEARCH_GROWS_PAST entries: (entries / it) **
+# SEARCH_GROWTH times as many. A sync's many searches keep EXPANSION_SEARCH: they are most of a
+# first sync's time, and look deeper where they need to (decisions/0001).
+SEARCH_GROWS_PAST = 100_000
+SEARCH_GROWTH = 0.4
 EXACT_BELOW = 20_000  # up to this many entries a search compares every vector: as fast, exact
 FIRST_KEY = 1  # (vector_mark.cypher's too: FalkorDB 4.16's range index, loaded, missed 0)
 READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
