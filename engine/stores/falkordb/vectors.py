@@ -45,7 +45,7 @@ EXPANSION_SEARCH = 512  # candidates kept per search, at least the depth asked (
 # first sync's time, and look deeper where they need to (decisions/0001).
 SEARCH_GROWS_PAST = 100_000
 SEARCH_GROWTH = 0.4
-EXACT_BELOW = 20_000  # up to this many entries a search compares every vector: as fast, exact
+EXACT_BELOW = 50_000  # up to this many entries a search compares every vector: as fast, exact
 FIRST_KEY = 1  # (vector_mark.cypher's too: FalkorDB 4.16's range index, loaded, missed 0)
 READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
 THREADS = os.cpu_count() or 1  # threads of one add, or of one search of many vectors (a sync's)
