@@ -2,12 +2,12 @@
 order documents arrived.
 
 ``out(p)`` is the k other passages with the highest ``score(p, q)``, ties broken by id, over the
-whole graph; the score is the cosine computed in float64 from the stored float32 vectors, rounded
+whole graph; the score is the cosine computed in float64 from the stored vectors, rounded
 to six decimals, so the same pair gets the same score however it was found. A graph synced
 incrementally therefore equals a clean sync of the same files. Kept exact under changes:
 
 - a new passage x links to its k nearest among the stored graph (the vector index, asked deep
-  enough: as exact as its answer, which is exact up to 20,000 passages in the embedded store's)
+  enough: as exact as its answer, which is exact up to 50,000 passages in the embedded store's)
   and the other new passages (compared directly);
 - an older passage p gains x when ``score(p, x)`` beats p's weakest edge. Candidates: the passages
   the index returned for x, which include every passage more similar to x than a floor, and the

@@ -197,6 +197,7 @@ def test_a_questions_search_of_a_larger_index_keeps_more_candidates(
     a sync's search of many vectors asks for its depth (the index keeps EXPANSION_SEARCH)."""
     monkeypatch.setattr(vectors, "SEARCH_GROWS_PAST", 100)
     monkeypatch.setattr(vectors, "EXACT_BELOW", 0)
+    monkeypatch.setattr(vectors, "EXACT_BELOW_SINGLE", 0)
     kept = PassageVectors(lambda *_: [], None)
     rng = np.random.default_rng(3)
     kept.added({k: rng.standard_normal(8) for k in range(1, 2001)}, 1, 2001)
@@ -284,6 +285,7 @@ def test_searches_while_another_thread_adds_and_removes_see_no_error_and_lose_no
     """Many threads search the index while one adds and removes: no search fails, and the index
     ends holding exactly what was added and not removed."""
     monkeypatch.setattr(vectors, "EXACT_BELOW", 0)  # (the graph search, not the exact one)
+    monkeypatch.setattr(vectors, "EXACT_BELOW_SINGLE", 0)
     rng = np.random.default_rng(4)
     data = rng.normal(size=(6001, DIM)).astype(np.float32)
     index = vectors.PassageVectors(lambda *_: [], None)

@@ -27,6 +27,7 @@ from kgp.stores.model import (
     PassageRecord,
     SimilarEdge,
     passage_id,
+    stored_vectors,
 )
 from kgp.stores.rows import document_rows
 
@@ -41,7 +42,7 @@ def corpus(docs: int, passages: int, seed: int = 0) -> list[DocumentGraph]:
     earlier: list[str] = []
     for d in range(docs):
         doc_id = f"doc{d:04d}.txt"
-        vectors = rng.standard_normal((passages, DIM)).astype(np.float32)
+        vectors = stored_vectors(rng.standard_normal((passages, DIM)))  # (as a sync stores them)
         records = tuple(
             PassageRecord(
                 page=1 + j // 20,

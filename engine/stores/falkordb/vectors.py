@@ -46,6 +46,7 @@ EXPANSION_SEARCH = 512  # candidates kept per search, at least the depth asked (
 SEARCH_GROWS_PAST = 100_000
 SEARCH_GROWTH = 0.4
 EXACT_BELOW = 50_000  # up to this many entries a search compares every vector: as fast, exact
+EXACT_BELOW_SINGLE = 20_000  # the same for an index at single precision (an older graph's)
 FIRST_KEY = 1  # (vector_mark.cypher's too: FalkorDB 4.16's range index, loaded, missed 0)
 READ_BATCH = 5_000  # vectors read from the graph per query when the index catches up
 THREADS = os.cpu_count() or 1  # threads of one add, or of one search of many vectors (a sync's)
@@ -235,7 +236,8 @@ class PassageVectors:
         if index is None or not len(index) or not vectors:
             return [[] for _ in vectors]
         queries = np.asarray(vectors, dtype=np.float32)
-        exact = exact or len(index) <= EXACT_BELOW or depth * 4 >= len(index)
+        below = EXACT_BELOW if index.dtype == ScalarKind.F16 else EXACT_BELOW_SINGLE
+        exact = exact or len(index) <= below or depth * 4 >= len(index)
         few = len(queries) < MANY
         # (usearch keeps as many candidates as it is asked for results, if more than its own)
         asked = max(depth, search_expansion(len(index))) if few and not exact else depth
