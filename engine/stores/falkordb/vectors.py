@@ -84,7 +84,7 @@ class PassageVectors:
     def half(self) -> bool:
         """Whether the index holds its vectors at half precision (see :func:`_fitting`)."""
         index = self._index
-        return index is not None and index.dtype == ScalarKind.F16
+        return index is not None and _half(index)
 
     @property
     def dimension(self) -> int | None:
@@ -236,7 +236,7 @@ class PassageVectors:
         if index is None or not len(index) or not vectors:
             return [[] for _ in vectors]
         queries = np.asarray(vectors, dtype=np.float32)
-        below = EXACT_BELOW if index.dtype == ScalarKind.F16 else EXACT_BELOW_SINGLE
+        below = EXACT_BELOW if _half(index) else EXACT_BELOW_SINGLE
         exact = exact or len(index) <= below or depth * 4 >= len(index)
         few = len(queries) < MANY
         # (usearch keeps as many candidates as it is asked for results, if more than its own)
@@ -322,13 +322,17 @@ def _fitting(index: Index | None, values: np.ndarray) -> Index:
     half = bool(np.array_equal(values.astype(np.float16).astype(np.float32), values))
     if index is None or not len(index):
         return _new(values.shape[1], half=half)
-    if half or index.dtype != ScalarKind.F16:
+    if half or not _half(index):
         return index
     keys = np.asarray(index.keys, dtype=np.uint64)
     wide = _new(int(index.ndim), half=False)
     held: Any = index.get(keys, dtype="f32")  # (a tuple: one vector a key)
     wide.add(keys, np.stack(held), threads=THREADS)
     return wide
+
+
+def _half(index: Index) -> bool:
+    return bool(index.dtype == ScalarKind.F16)
 
 
 def _new(dimension: int, *, half: bool = False) -> Index:
